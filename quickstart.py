@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Set up everything mjxwalk needs on a fresh machine, then run the main job or the tests.
+
+    python3 quickstart.py          # the main job on built-in defaults
+    python3 quickstart.py test     # the test suite
+
+Creates ./.venv (once), installs the package and its dependencies into it (again only when
+pyproject.toml changes), and runs the command there. Extra arguments are passed on.
+Needs only Python 3.11+ and network access to the package index on the first run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("MJXWALK_VENV", ROOT / ".venv"))
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".mjxwalk-installed"
+
+
+def ensure_environment() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"mjxwalk needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not (BIN / "python").exists():
+        print(f"[quickstart] creating {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    print("[quickstart] installing mjxwalk and its dependencies (first run: a few minutes)",
+          flush=True)
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run(pip + ["--upgrade", "pip"], check=True)
+    subprocess.run(pip + ["-e", f"{ROOT}[dev]"], check=True)
+    STAMP.write_text(wanted)
+
+
+def main(argv: list[str]) -> int:
+    job = argv[0] if argv and not argv[0].startswith("-") else "main"
+    extra = argv[1:] if argv and not argv[0].startswith("-") else argv
+    if job not in ("main", "test"):
+        sys.exit(f"usage: python3 quickstart.py [main|test] [args...] (got {job!r})")
+    ensure_environment()
+    env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
+    if job == "test":
+        cmd = [str(BIN / "python"), "-m", "pytest", *extra]
+    else:
+        cmd = [str(BIN / "mjxwalk-demo"), *extra]
+    print("[quickstart] " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

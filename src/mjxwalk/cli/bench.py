@@ -1,0 +1,77 @@
+"""mjxwalk-bench: physics and env steps per second, side by side, as JSON (+ PNG)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+from mjxwalk.cli._common import quiet_imports
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mjxwalk-bench",
+        description="Measure the walk env's steps per second against raw mjx.step and MuJoCo C "
+                    "on the same scene (compile time reported apart; median of timed calls).")
+    p.add_argument("--robot", default="kidbot", help="built-in robot name or spec file (default: kidbot)")
+    p.add_argument("--terrain", default="flat", choices=["flat", "rough"], help="scene (default: flat)")
+    p.add_argument("--batch", type=int, nargs="+", default=[1024],
+                   help="parallel environments; several values make a sweep (default: 1024)")
+    p.add_argument("--substeps", type=int, nargs="+", default=None,
+                   help="physics substeps per 0.02 s control step to sweep (default: the robot's)")
+    p.add_argument("--steps", type=int, default=50, help="control steps per timed call (default: 50)")
+    p.add_argument("--repeats", type=int, default=3, help="timed calls; the median is reported (default: 3)")
+    p.add_argument("--no-mujoco-c", action="store_true", help="skip the MuJoCo C comparison")
+    p.add_argument("--out", type=Path, default=None, help="write results as JSON here (and a PNG beside it)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if min(args.batch) < 1 or args.steps < 1 or args.repeats < 1:
+        print("mjxwalk-bench: --batch, --steps and --repeats must be >= 1", file=sys.stderr)
+        return 2
+    quiet_imports()
+    import mjxwalk
+    from mjxwalk import bench
+
+    robot = mjxwalk.load_robot(args.robot)
+    substeps = args.substeps or [robot.n_substeps]
+    started = time.time()
+    results, overhead = [], {}
+    for n in substeps:
+        spec = dataclasses.replace(robot, timestep=robot.control_period / n)
+        env = mjxwalk.make_env("walk", spec, terrain=args.terrain)
+        print(f"== {robot.name}, {args.terrain}, {n} substeps of {spec.timestep * 1e3:.2f} ms")
+        rows = bench.sweep(env, args.batch, args.steps, args.repeats, mujoco_c=not args.no_mujoco_c)
+        results += rows
+        for batch, extra in bench.env_overhead(rows).items():
+            overhead[f"substeps={n},batch={batch}"] = extra
+            print(f"   env overhead over raw physics at batch {batch}: {100 * extra:+.1f}%")
+    report = {
+        "benchmark": "walk env vs raw mjx.step vs MuJoCo C",
+        "command": "mjxwalk-bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "config": {"robot": robot.name, "terrain": args.terrain, "batches": args.batch,
+                   "substeps": substeps, "control_period": robot.control_period,
+                   "steps_per_call": args.steps, "repeats": args.repeats},
+        "versions": bench.versions(),
+        "results": bench.as_rows(results),
+        "env_overhead": overhead,
+        "wall_s": round(time.time() - started, 1),
+    }
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=1))
+        title = f"{robot.name} walk env, {args.terrain}, {report['versions']['jax_backend']}"
+        bench.plot([r for r in results if r.substeps == substeps[0]], args.out.with_suffix(".png"),
+                   title + f", {substeps[0]} substeps")
+        print(f"wrote {args.out} and {args.out.with_suffix('.png')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

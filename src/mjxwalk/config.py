@@ -1,0 +1,150 @@
+"""Typed, frozen environment configs. Every field has a docstring; defaults are safe to share.
+
+`override(config, **changes)` replaces fields by name (nested configs take a dict), and
+rejects unknown names with a suggestion, before anything compiles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from typing import Any
+
+from mjxwalk.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandConfig:
+    """Velocity commands the policy learns to follow."""
+
+    vx_range: tuple[float, float] = (-0.3, 0.5)
+    """Forward speed command range, m/s (heading frame)."""
+    vy_range: tuple[float, float] = (-0.2, 0.2)
+    """Sideways speed command range, m/s (positive: left)."""
+    yaw_rate_range: tuple[float, float] = (-1.0, 1.0)
+    """Turn rate command range, rad/s (positive: counter-clockwise)."""
+    zero_probability: float = 0.2
+    """Share of commands that are exactly zero (stand still)."""
+    resample_period: float = 5.0
+    """Seconds between new commands within an episode."""
+
+    @property
+    def low(self) -> tuple[float, float, float]:
+        return (self.vx_range[0], self.vy_range[0], self.yaw_rate_range[0])
+
+    @property
+    def high(self) -> tuple[float, float, float]:
+        return (self.vx_range[1], self.vy_range[1], self.yaw_rate_range[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class RewardScales:
+    """Weight of each reward term (names equal the functions in `mjxwalk.rewards`)."""
+
+    tracking_lin_vel: float = 1.5
+    """Following the planar velocity command."""
+    tracking_ang_vel: float = 0.8
+    """Following the yaw rate command."""
+    lin_vel_z: float = -0.5
+    """Vertical bouncing of the torso."""
+    ang_vel_xy: float = -0.05
+    """Roll and pitch rates of the torso."""
+    orientation: float = -2.0
+    """Torso tilt."""
+    torques: float = -1e-3
+    """Squared actuator torques."""
+    action_rate: float = -0.01
+    """Change of the action between steps."""
+    feet_air_time: float = 1.0
+    """Steps of the target duration, paid at touch-down."""
+    feet_slip: float = -0.1
+    """Feet sliding on the ground."""
+    pose: float = -0.05
+    """Distance from the default pose."""
+    stand_still: float = -0.2
+    """Moving while commanded to stand."""
+    termination: float = -1.0
+    """Falling."""
+    alive: float = 0.5
+    """Every step survived."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WalkConfig:
+    """The walk task: follow a velocity command on flat or rough ground."""
+
+    terrain: str = "flat"
+    """'flat' or 'rough'."""
+    terrain_seed: int = 0
+    """Seed of the generated rough heightfield."""
+    floor_contacts: str = "feet"
+    """'feet' (only the soles touch the floor: fast) or 'all' collision geoms."""
+    episode_length: int = 1000
+    """Control steps per episode (1000 x 0.02 s = 20 s)."""
+    history_length: int = 1
+    """Observation frames the actor sees, newest first."""
+    gait_phase: bool = True
+    """Give the actor a gait clock (cos, sin)."""
+    gait_frequency: float = 1.5
+    """Gait clock frequency, Hz."""
+    obs_scales: tuple[tuple[str, float], ...] = ()
+    """(block, scale) pairs replacing `mjxwalk.obs.DEFAULT_SCALES` entries."""
+    commands: CommandConfig = CommandConfig()
+    """Command ranges and resampling."""
+    rewards: RewardScales = RewardScales()
+    """Reward term weights."""
+    tracking_sigma: float = 0.25
+    """Width of the velocity tracking kernels, (m/s)² and (rad/s)²."""
+    feet_air_time_target: float = 0.25
+    """Step duration rewarded by feet_air_time, s."""
+    fall_height_fraction: float = 0.6
+    """A fall: torso below this fraction of its standing height above the ground."""
+    fall_tilt: float = 0.9
+    """A fall: torso tilted past this angle, rad."""
+    initial_joint_noise: float = 0.05
+    """Uniform noise on the joint angles at reset, rad."""
+    initial_velocity_noise: float = 0.05
+    """Uniform noise on the root velocity at reset, m/s and rad/s."""
+    spawn_xy_range: float = 2.0
+    """Robots start uniformly within ±this of the origin, m (samples the terrain)."""
+    solver_iterations: int | None = None
+    """Constraint solver iterations; None keeps the MJCF's."""
+    ls_iterations: int | None = None
+    """Solver line-search iterations; None keeps the MJCF's."""
+
+    def __post_init__(self):
+        checks = [
+            (self.terrain in ("flat", "rough"), f"terrain must be 'flat' or 'rough', got {self.terrain!r}"),
+            (self.floor_contacts in ("feet", "all"), "floor_contacts must be 'feet' or 'all'"),
+            (self.episode_length > 0, "episode_length must be > 0"),
+            (self.history_length >= 1, "history_length must be >= 1"),
+            (self.gait_frequency > 0, "gait_frequency must be > 0"),
+            (0 < self.fall_height_fraction < 1, "fall_height_fraction must be in (0, 1)"),
+            (0 < self.fall_tilt < 3.2, "fall_tilt must be in (0, pi) rad"),
+            (self.tracking_sigma > 0, "tracking_sigma must be > 0"),
+            (0 <= self.commands.zero_probability <= 1, "commands.zero_probability must be in [0, 1]"),
+            (self.commands.resample_period > 0, "commands.resample_period must be > 0"),
+            (all(lo <= hi for lo, hi in zip(self.commands.low, self.commands.high)),
+             "command ranges must be (low, high) with low <= high"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(message)
+
+
+def override(config: Any, **changes: Any) -> Any:
+    """A copy of `config` with fields replaced; nested dataclasses accept dicts."""
+    fields = {f.name: f for f in dataclasses.fields(config)}
+    updates = {}
+    for name, value in changes.items():
+        if name not in fields:
+            close = difflib.get_close_matches(name, list(fields), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{type(config).__name__} has no field {name!r}{hint}")
+        current = getattr(config, name)
+        if dataclasses.is_dataclass(current) and isinstance(value, dict):
+            value = override(current, **value)
+        elif isinstance(current, tuple) and isinstance(value, list):
+            value = tuple(value)
+        updates[name] = value
+    return dataclasses.replace(config, **updates)

@@ -1,0 +1,77 @@
+"""Reward terms: pure functions, one per field of `RewardScales`, same names.
+
+Each returns an unscaled per-env scalar; the env multiplies by the configured scale, sums,
+and logs every term. Penalties are positive here and get negative scales.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+
+def tracking_lin_vel(command, local_lin_vel, sigma):
+    """exp(-|commanded - measured planar velocity|² / sigma): 1 when tracking exactly."""
+    error = jnp.sum(jnp.square(command[:2] - local_lin_vel[:2]))
+    return jnp.exp(-error / sigma)
+
+
+def tracking_ang_vel(command, local_ang_vel, sigma):
+    """exp(-(commanded - measured yaw rate)² / sigma)."""
+    return jnp.exp(-jnp.square(command[2] - local_ang_vel[2]) / sigma)
+
+
+def lin_vel_z(local_lin_vel):
+    """Vertical bouncing: vz²."""
+    return jnp.square(local_lin_vel[2])
+
+
+def ang_vel_xy(local_ang_vel):
+    """Roll and pitch rates squared."""
+    return jnp.sum(jnp.square(local_ang_vel[:2]))
+
+
+def orientation(gravity):
+    """Tilt: squared horizontal part of the gravity direction in the torso frame."""
+    return jnp.sum(jnp.square(gravity[:2]))
+
+
+def torques(joint_torque):
+    """Sum of squared joint torques from the actuators (energy and heat in the servos)."""
+    return jnp.sum(jnp.square(joint_torque))
+
+
+def action_rate(action, last_action):
+    """Squared change of the action between control steps (jerky motion)."""
+    return jnp.sum(jnp.square(action - last_action))
+
+
+def feet_air_time(air_time, first_contact, command, target):
+    """Reward steps of about `target` seconds, paid at touch-down, only when asked to move."""
+    moving = jnp.linalg.norm(command) > 0.05
+    return jnp.sum((air_time - target) * first_contact) * moving
+
+
+def feet_slip(contact, feet_velocity):
+    """Squared planar speed of feet that are on the ground."""
+    return jnp.sum(contact * jnp.sum(jnp.square(feet_velocity[:, :2]), axis=-1))
+
+
+def pose(joint_offset):
+    """Squared distance of the joints from the default pose."""
+    return jnp.sum(jnp.square(joint_offset))
+
+
+def stand_still(joint_offset, command):
+    """Joint motion away from the default pose while commanded to stand."""
+    standing = jnp.linalg.norm(command) <= 0.05
+    return jnp.sum(jnp.abs(joint_offset)) * standing
+
+
+def termination(fell):
+    """1 on the step the robot falls."""
+    return fell.astype(jnp.float32)
+
+
+def alive():
+    """1 for every step survived."""
+    return jnp.float32(1.0)

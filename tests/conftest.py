@@ -1,0 +1,50 @@
+"""Shared fixtures: compiled functions are built once per session (MJX compiles are slow)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+# Before JAX is imported anywhere: a persistent compilation cache shared by test runs.
+_CACHE = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(_CACHE))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import pytest  # noqa: E402
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def kidbot():
+    import mjxwalk
+
+    return mjxwalk.load_robot("kidbot")
+
+
+@pytest.fixture(scope="session")
+def walk_env(kidbot):
+    import mjxwalk
+
+    return mjxwalk.make_env("walk", kidbot)
+
+
+@pytest.fixture(scope="session")
+def batched(walk_env):
+    """jit(vmap(reset)) and jit(vmap(step)) of the default kidbot walk env."""
+    import jax
+
+    return jax.jit(jax.vmap(walk_env.reset)), jax.jit(jax.vmap(walk_env.step))
+
+
+@pytest.fixture(scope="session")
+def brax_humanoid_spec(tmp_path_factory):
+    """Spec file for brax's humanoid MJCF, a model nobody on this project wrote."""
+    import brax
+
+    mjcf = pathlib.Path(brax.__file__).parent / "envs" / "assets" / "humanoid.xml"
+    text = (DATA / "brax_humanoid.toml").read_text().replace("@BRAX_HUMANOID@", str(mjcf))
+    path = tmp_path_factory.mktemp("brax_humanoid") / "brax_humanoid.toml"
+    path.write_text(text)
+    return path

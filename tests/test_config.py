@@ -1,0 +1,29 @@
+import pytest
+
+from mjxwalk.config import WalkConfig, override
+from mjxwalk.errors import ConfigError
+
+
+def test_override_nested_and_tuples():
+    c = override(WalkConfig(), terrain="rough", commands={"vx_range": [0.0, 0.6]},
+                 rewards={"alive": 1.0})
+    assert c.terrain == "rough"
+    assert c.commands.vx_range == (0.0, 0.6)
+    assert c.rewards.alive == 1.0
+    assert WalkConfig().rewards.alive == 0.5  # defaults untouched
+
+
+def test_unknown_field_suggests():
+    with pytest.raises(ConfigError, match="no field 'terain'.*did you mean 'terrain'"):
+        override(WalkConfig(), terain="rough")
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"terrain": "lava"}, "terrain must be"),
+    ({"history_length": 0}, "history_length"),
+    ({"commands": {"vx_range": (1.0, 0.0)}}, "low <= high"),
+    ({"commands": {"zero_probability": 1.5}}, "zero_probability"),
+])
+def test_invalid_values(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        override(WalkConfig(), **changes)

@@ -1,0 +1,70 @@
+import dataclasses
+import json
+
+import pytest
+
+from mjxwalk.contract import ObsBlock, PolicyContract
+from mjxwalk.errors import ContractError
+
+
+def make(**changes):
+    base = dict(
+        robot="r", joint_names=("a", "b"), servo_ids=(1, 2), default_pose=(0.1, -0.2),
+        action_scale=(0.3, 0.3), joint_lower=(-1.0, -1.0), joint_upper=(1.0, 1.0),
+        kp=(21.0, 21.0), kd=(0.0, 0.0), torque_limit=(4.1, 4.1), velocity_limit=(4.8, 4.8),
+        control_period=0.02, obs_blocks=(ObsBlock("gyro", 3, 0.25), ObsBlock("joint_pos", 2, 1.0)),
+        history_length=2, command_names=("vx", "vy", "yaw_rate"),
+        command_low=(-0.3, -0.2, -1.0), command_high=(0.5, 0.2, 1.0), gait_frequency=1.5)
+    base.update(changes)
+    return PolicyContract(**base)
+
+
+def test_json_round_trip_is_exact():
+    c = make()
+    again = PolicyContract.from_json(c.to_json())
+    assert again == c
+    assert again.hash == c.hash
+
+
+def test_sizes_and_slices():
+    c = make()
+    assert c.frame_size == 5
+    assert c.observation_size == 10
+    assert c.block_slice("joint_pos") == slice(3, 5)
+
+
+@pytest.mark.parametrize("field,value", [
+    ("default_pose", (0.1, -0.25)), ("history_length", 3), ("control_period", 0.025),
+    ("obs_blocks", (ObsBlock("gyro", 3, 0.5), ObsBlock("joint_pos", 2, 1.0))),
+    ("servo_ids", (2, 1)), ("kp", (20.0, 21.0)),
+])
+def test_hash_changes_with_every_field(field, value):
+    assert make(**{field: value}).hash != make().hash
+
+
+def test_edited_contract_is_rejected():
+    d = json.loads(make().to_json())
+    d["default_pose"][0] = 0.5  # edited by hand after export
+    with pytest.raises(ContractError, match="hash mismatch"):
+        PolicyContract.from_dict(d)
+
+
+def test_missing_and_unknown_fields_are_named():
+    d = json.loads(make().to_json())
+    del d["hash"], d["kp"]
+    with pytest.raises(ContractError, match=r"missing fields \['kp'\]"):
+        PolicyContract.from_dict(d)
+    d = json.loads(make().to_json())
+    del d["hash"]
+    d["kpp"] = [1, 2]
+    with pytest.raises(ContractError, match="unknown contract fields"):
+        PolicyContract.from_dict(d)
+
+
+def test_malformed_json_and_lengths():
+    with pytest.raises(ContractError, match="not valid JSON"):
+        PolicyContract.from_json("{not json")
+    with pytest.raises(ContractError, match="kp has 1 values for 2 joints"):
+        make(kp=(1.0,))
+    with pytest.raises(ContractError, match="format 99"):
+        PolicyContract.from_dict({**dataclasses.asdict(make()), "format_version": 99})
