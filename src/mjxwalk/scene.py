@@ -108,7 +108,9 @@ def _add_ground(mjspec: mujoco.MjSpec, terrain: str) -> None:
         mjspec.worldbody.add_geom(name=FLOOR, type=mujoco.mjtGeom.mjGEOM_PLANE,
                                   size=[0, 0, 0.05], rgba=[0.55, 0.6, 0.65, 1])
     else:
-        mjspec.add_hfield(name=HFIELD, nrow=128, ncol=128, size=[5, 5, 0.05, 0.1])
+        # zeros as placeholder heights (MjSpec wants data or a file); filled after compiling
+        mjspec.add_hfield(name=HFIELD, nrow=128, ncol=128, size=[5, 5, 0.05, 0.1],
+                          userdata=[0.0] * (128 * 128))
         mjspec.worldbody.add_geom(name=FLOOR, type=mujoco.mjtGeom.mjGEOM_HFIELD, hfieldname=HFIELD,
                                   rgba=[0.55, 0.6, 0.65, 1])
     mjspec.worldbody.add_light(pos=[0, 0, 3], dir=[0, 0, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)

@@ -53,11 +53,13 @@ def test_one_control_step_matches_mujoco_c(walk_env):
     dx = step(dx)
     for _ in range(walk_env.n_substeps):
         mujoco.mj_step(m, d)
-    # Both use the same Newton solver with 2 iterations; the gap is float32 rounding and
-    # solver truncation over 4 steps: 1e-3 rad / m is ~0.06 degrees, far below what matters
-    # for a policy, and a wrong actuator, sign or timestep gives errors of 1e-2 and more.
-    np.testing.assert_allclose(np.asarray(dx.qpos), d.qpos, atol=1e-3)
-    np.testing.assert_allclose(np.asarray(dx.qvel), d.qvel, atol=5e-2)
+    # Same model, same Newton solver, and sphere soles whose contacts MJX computes exactly as
+    # MuJoCo C does: what is left is float32 rounding (measured ~1e-7 in qpos, ~4e-6 in qvel).
+    # The bounds leave two orders of margin; a different contact manifold (a box sole) gave
+    # 1e-3 in qpos and 0.1 in qvel, and a wrong gain, sign or timestep gives more.
+    np.testing.assert_allclose(np.asarray(dx.qpos), d.qpos, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(dx.qvel), d.qvel, atol=5e-4)
+    assert d.ncon >= 2, "the state should have the feet on the ground"
 
 
 def test_sensors_match_mujoco_c(walk_env):
@@ -92,49 +94,41 @@ def test_observation_equals_numpy_build_from_c_sensors(walk_env):
                                atol=1e-4)
 
 
-def test_1024_envs_200_steps_random_actions(walk_env, batched):
-    reset, step = batched
+def test_1024_envs_200_steps_random_actions(walk_env):
     n = 1024
+    reset, step = jax.jit(jax.vmap(walk_env.reset)), jax.jit(jax.vmap(walk_env.step))
     state = reset(jax.random.split(jax.random.PRNGKey(0), n))
-    shapes = jax.tree.map(jnp.shape, state)
-
-    @jax.jit
-    def rollout(state, key):
-        def body(s, k):
-            s = step(s, jax.random.uniform(k, (n, walk_env.action_size), minval=-1, maxval=1))
-            return s, (s.done, s.metrics["nan_resets"])
-        return jax.lax.scan(body, state, jax.random.split(key, 200))
-
-    state, (done, nans) = rollout(state, jax.random.PRNGKey(1))
-    state, _ = rollout(state, jax.random.PRNGKey(2))
-    assert rollout._cache_size() == 1, "a second rollout recompiled"
-    assert jax.tree.map(jnp.shape, state) == shapes
+    shapes = jax.tree.map(lambda x: (x.shape, x.dtype), state)
+    actions = jax.random.uniform(jax.random.PRNGKey(1), (200, n, walk_env.action_size),
+                                 minval=-1, maxval=1)
+    nans = 0.0
+    for t in range(200):  # feeding each output back in catches dtype/shape drift
+        state = step(state, actions[t])
+        nans += state.metrics["nan_resets"].sum()
+    assert step._cache_size() == 1, "step recompiled during the rollout"
+    assert jax.tree.map(lambda x: (x.shape, x.dtype), state) == shapes
     for leaf in jax.tree.leaves(state.obs):
         assert bool(jnp.all(jnp.isfinite(leaf)))
     assert bool(jnp.all(jnp.isfinite(state.data.qpos)))
-    assert float(nans.sum()) == 0.0
+    assert float(nans) == 0.0
 
 
 def test_zero_action_stands_for_5_seconds(walk_env, batched):
     reset, step = batched
-    n, steps = 8, int(round(5.0 / walk_env.dt))
+    n, steps = 64, int(round(5.0 / walk_env.dt))
     state = reset(jax.random.split(jax.random.PRNGKey(3), n))
     start_height = np.asarray(state.data.xpos[:, walk_env.index.torso_body, 2])
     zero = jnp.zeros((n, walk_env.action_size))
-
-    @jax.jit
-    def hold(state):
-        def body(s, _):
-            s = step(s, zero)
-            return s, s.done
-        return jax.lax.scan(body, state, None, length=steps)
-
-    state, done = hold(state)
-    assert float(done.sum()) == 0.0, "fell while holding the default pose"
+    fell = 0.0
+    for _ in range(steps):
+        state = step(state, zero)
+        fell += state.done.sum()
+    assert float(fell) == 0.0, "fell while holding the default pose"
     end_height = np.asarray(state.data.xpos[:, walk_env.index.torso_body, 2])
-    np.testing.assert_allclose(end_height, start_height, atol=0.03)
+    # the servos' steady-state sag under the robot's weight is a few mm
+    np.testing.assert_allclose(end_height, start_height, atol=0.02)
     # settled: no jitter left in the joints
-    assert float(jnp.abs(state.data.qvel[:, 6:]).max()) < 0.1
+    assert float(jnp.abs(state.data.qvel[:, 6:]).max()) < 0.05
 
 
 def test_nan_env_is_reset_and_does_not_poison_the_batch(walk_env, batched):
@@ -159,21 +153,21 @@ def test_nan_env_is_reset_and_does_not_poison_the_batch(walk_env, batched):
 
 def test_commands_resample_within_episodes(walk_env, batched):
     reset, step = batched
-    steps = walk_env._resample_steps
     state = reset(jax.random.split(jax.random.PRNGKey(5), 64))
-    first = state.info["walk"].command
+    first = np.asarray(state.info["walk"].command)
     lo, hi = np.array(walk_env.config.commands.low), np.array(walk_env.config.commands.high)
-    assert np.all((np.asarray(first) >= lo) & (np.asarray(first) <= hi))
-
-    @jax.jit
-    def run(state):
-        return jax.lax.fori_loop(0, steps, lambda _, s: step(s, jnp.zeros((64, 18))), state)
-
-    later = run(state).info["walk"].command
-    changed = np.any(np.asarray(later) != np.asarray(first), axis=1)
-    assert changed.mean() > 0.5  # most get a new command (some draw zero twice)
-    standing = np.all(np.asarray(first) == 0, axis=1).mean()
-    assert 0.05 < standing < 0.4  # zero_probability 0.2 over 64 envs
+    assert np.all((first >= lo) & (first <= hi))
+    for _ in range(walk_env._resample_steps - 1):
+        state = step(state, jnp.zeros((64, 18)))
+    np.testing.assert_array_equal(np.asarray(state.info["walk"].command), first)  # held
+    state = step(state, jnp.zeros((64, 18)))
+    later = np.asarray(state.info["walk"].command)
+    changed = np.any(later != first, axis=1)
+    # zero_probability is 0.2: the rest get new values (ties have probability zero); allow
+    # for the envs that drew zero twice
+    assert changed.mean() > 0.7
+    standing = np.all(first == 0, axis=1).mean()
+    assert 0.05 < standing < 0.4  # 0.2 expected over 64 envs (binomial sd 0.05)
 
 
 def test_rough_terrain_and_foreign_robot_step(brax_humanoid_spec):
