@@ -127,15 +127,13 @@ class RobotSpec:
 
 
 def models_dir() -> Path:
-    """Folder holding the built-in robots (one sub-folder each, with `<name>.toml`)."""
+    """Folder holding the built-in robots (one sub-folder each, with `<name>.toml`).
+
+    `mjxwalk/_models` links to the repository's models/mjcf and is copied into wheels;
+    $MJXWALK_MODELS points elsewhere.
+    """
     override = os.environ.get("MJXWALK_MODELS")
-    if override:
-        return Path(override)
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[2] / "models" / "mjcf", here.parent / "_models"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("mjxwalk's models folder is missing; set MJXWALK_MODELS")
+    return Path(override) if override else Path(__file__).resolve().parent / "_models"
 
 
 def list_robots() -> list[str]:
