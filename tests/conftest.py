@@ -31,11 +31,20 @@ def walk_env(kidbot):
 
 
 @pytest.fixture(scope="session")
-def batched(walk_env):
-    """jit(vmap(reset)) and jit(vmap(step)) of the default kidbot walk env."""
+def nominal_env(kidbot):
+    """kidbot walk env with every randomization, delay, noise and push off."""
+    import mjxwalk
+    from mjxwalk.config import WalkConfig, without_randomization
+
+    return mjxwalk.make_env("walk", kidbot, config=without_randomization(WalkConfig()))
+
+
+@pytest.fixture(scope="session")
+def batched(nominal_env):
+    """jit(vmap(reset)) and jit(vmap(step)) of the nominal kidbot walk env."""
     import jax
 
-    return jax.jit(jax.vmap(walk_env.reset)), jax.jit(jax.vmap(walk_env.step))
+    return jax.jit(jax.vmap(nominal_env.reset)), jax.jit(jax.vmap(nominal_env.step))
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,13 @@
 """Scenes: servo parameters from the spec, pruned contacts, generated terrain."""
 
+import dataclasses
+
 import mujoco
 import numpy as np
 import pytest
 
 from mjxwalk import scene
+from mjxwalk.config import TerrainLayout
 from mjxwalk.errors import SpecError
 
 
@@ -43,15 +46,17 @@ def test_all_contacts_mode_lets_the_body_touch(kidbot):
     assert np.all(model.geom_conaffinity[model.geom_bodyid > 0] == 0)
 
 
-def test_rough_terrain_is_generated(kidbot):
-    model = scene.build_model(kidbot, "rough", terrain_seed=3)
+def test_rough_terrain_is_laid_out_from_the_config(kidbot):
+    layout = TerrainLayout(levels=4, columns=3, tile_size=2.0, cell=0.05, seed=3)
+    model = scene.build_model(kidbot, "rough", layout=layout)
     idx = scene.robot_index(kidbot, model)
     assert idx.hfield >= 0
+    assert (model.hfield_nrow[0], model.hfield_ncol[0]) == (4 * 40, 3 * 40)
+    np.testing.assert_allclose(model.hfield_size[0, :2], [3.0, 4.0])  # half extents, m
     heights = model.hfield_data
     assert heights.min() >= 0 and heights.max() == pytest.approx(1.0)
-    assert heights.std() > 0.05  # not flat
-    other = scene.build_model(kidbot, "rough", terrain_seed=4).hfield_data
-    assert not np.allclose(heights, other)
+    other = scene.build_model(kidbot, "rough", layout=dataclasses.replace(layout, seed=4))
+    assert not np.allclose(heights, other.hfield_data)
 
 
 def test_unknown_terrain(kidbot):
@@ -60,7 +65,6 @@ def test_unknown_terrain(kidbot):
 
 
 def test_scene_without_floor(kidbot, tmp_path):
-    import dataclasses
     bad = tmp_path / "scene.xml"
     bad.write_text(f'<mujoco><include file="{kidbot.mjcf_path}"/></mujoco>')
     robot = dataclasses.replace(kidbot, scenes={"flat": bad})

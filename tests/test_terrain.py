@@ -8,7 +8,7 @@ from mjxwalk import scene, terrain
 
 
 def test_height_at_matches_mujoco_ray_casts(kidbot):
-    model = scene.build_model(kidbot, "rough", terrain_seed=1)
+    model = scene.build_model(kidbot, "rough")
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     h = model.hfield_nrow[0], model.hfield_ncol[0]
@@ -20,14 +20,27 @@ def test_height_at_matches_mujoco_ray_casts(kidbot):
     group = np.zeros(6, np.uint8)
     group[model.geom_group[floor]] = 1
     errors = []
-    for x, y in rng.uniform(-4.0, 4.0, (50, 2)):
+    for x, y in rng.uniform(-size[:2] + 0.1, size[:2] - 0.1, (80, 2)):
         dist = mujoco.mj_ray(model, data, np.array([x, y, 1.0]), np.array([0, 0, -1.0]), group,
                              1, -1, geomid)
         assert geomid[0] == floor
         errors.append(abs((1.0 - dist) - terrain.height_at(field, size, x, y)))
-    # MuJoCo triangulates each cell, we interpolate bilinearly: they differ by at most a
-    # fraction of one cell's height change (cells are 8 cm, bumps ~50 cm wide, 5 cm high)
-    assert max(errors) < 3e-3
+    # MuJoCo triangulates each cell, we interpolate bilinearly: they differ by a fraction of
+    # one cell's height change (5 cm cells; the steepest is a 5 cm stair edge, rare in 80
+    # random points, so the median is the robust check and the max a loose one)
+    assert np.median(errors) < 1e-3
+    assert max(errors) < 0.03
+
+
+def test_tiles_get_harder_with_level():
+    levels, n = 5, 40
+    field = terrain.tiles(levels, 3, tile_size=2.0, cell=0.05, seed=0)
+    assert field.shape == (levels * n, 3 * n)
+    for col in range(3):
+        relief = [np.ptp(field[r * n:(r + 1) * n, col * n:(col + 1) * n]) for r in range(levels)]
+        assert all(b > a for a, b in zip(relief, relief[1:])), (terrain.TILE_TYPES[col], relief)
+    x, y = terrain.tile_center(2, 1, levels, 3)
+    assert (x, y) == (0.0, 0.0)  # the middle tile of a 5 x 3 field sits at the origin
 
 
 def test_numpy_and_jax_agree():

@@ -37,6 +37,140 @@ class CommandConfig:
         return (self.vx_range[1], self.vy_range[1], self.yaw_rate_range[1])
 
 
+Range = tuple[float, float] | None
+"""A (low, high) range sampled uniformly; None switches that randomization off."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelRandomization:
+    """Physics-model domain randomization, resampled per environment (a batched mjx.Model)."""
+
+    enabled: bool = True
+    """Master switch; off gives every environment the nominal model exactly."""
+    floor_friction: Range = (0.4, 1.0)
+    """Sliding friction of the floor."""
+    foot_friction: Range = (0.4, 1.0)
+    """Sliding friction of the soles (MuJoCo takes the larger of the two in a contact)."""
+    mass_scale: Range = (0.9, 1.1)
+    """Factor on every link's mass (inertia scaled alike)."""
+    payload: Range = (-0.1, 0.3)
+    """Mass added to the torso, kg (a battery, a camera); scaled to a 3 kg robot."""
+    com_offset: Range = (-0.02, 0.02)
+    """Shift of the torso's center of mass along each axis, m."""
+    armature_scale: Range = (1.0, 1.05)
+    """Factor on the joints' armature (reflected rotor inertia)."""
+    damping_scale: Range = (0.5, 2.0)
+    """Factor on the joints' damping."""
+    frictionloss_scale: Range = (0.5, 2.0)
+    """Factor on the joints' dry friction."""
+    kp_scale: Range = (0.9, 1.1)
+    """Factor on each servo's position gain."""
+    kd_scale: Range = (0.9, 1.1)
+    """Factor on each servo's derivative gain."""
+    torque_limit_scale: Range = (0.9, 1.1)
+    """Factor on each servo's stall torque."""
+    gravity_tilt: Range = (0.0, 0.05)
+    """Tilt of gravity (a sloped floor), rad, in a random direction."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SensorRandomization:
+    """Per-episode errors of the robot's own sensing, drawn at reset."""
+
+    joint_zero_offset: Range = (-0.03, 0.03)
+    """Encoder calibration error per joint, rad: the servo and the policy see angle + offset."""
+    imu_misalignment: Range = (0.0, 0.05)
+    """IMU mounting error, rad, about a random axis."""
+    gyro_bias: Range = (-0.05, 0.05)
+    """Constant gyro offset per axis, rad/s."""
+    gravity_bias: Range = (-0.03, 0.03)
+    """Constant offset of the gravity direction per axis."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ServoModel:
+    """Servo behaviour beyond an ideal PD, parameters drawn per episode around the datasheet."""
+
+    torque_speed: bool = True
+    """Torque limited by the datasheet line: stall torque at rest, zero at no-load speed."""
+    velocity_limit: bool = True
+    """No drive torque past the no-load speed (the servo cannot push a joint faster)."""
+    no_load_speed_scale: Range = (0.9, 1.1)
+    """Factor on each servo's no-load speed."""
+    backlash: Range = None
+    """Gear backlash, full width in rad (e.g. (0.0, 0.02)); None: no backlash."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Latency:
+    """Delays between the policy and the hardware, drawn per episode."""
+
+    action_steps: tuple[int, int] = (0, 1)
+    """Whole control periods before an action reaches the servos (inclusive range)."""
+    action_substeps: tuple[int, int] = (0, 3)
+    """Further physics substeps of delay (inclusive range, below the substep count)."""
+    imu_steps: tuple[int, int] = (0, 1)
+    """Control periods by which the IMU reading (gyro, orientation) lags."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Noise:
+    """Uniform observation noise per channel (± the value times `level`)."""
+
+    level: float = 1.0
+    """One knob for all channels; 0 turns noise off."""
+    joint_pos: float = 0.01
+    """rad."""
+    joint_vel: float = 0.5
+    """rad/s."""
+    gyro: float = 0.1
+    """rad/s."""
+    gravity: float = 0.03
+    """unit vector components."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Pushes:
+    """Velocity kicks to the torso at random intervals."""
+
+    enabled: bool = True
+    """Switch."""
+    interval: tuple[float, float] = (5.0, 10.0)
+    """Seconds between kicks."""
+    velocity: tuple[float, float] = (0.1, 0.5)
+    """Size of the horizontal velocity change, m/s, in a random direction."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Curriculum:
+    """Terrain difficulty levels on the rough scene, moved by success and failure."""
+
+    enabled: bool = True
+    """Off: every environment stays on its starting level."""
+    start_level: int = 0
+    """Highest level environments start on (drawn uniformly from 0..start_level)."""
+    promote_distance: float = 0.5
+    """Share of the commanded distance walked in an episode that moves an env a level up."""
+    demote_distance: float = 0.25
+    """Below this share of the commanded distance, an env that fell moves a level down."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TerrainLayout:
+    """How the rough scene's heightfield is tiled (see `mjxwalk.terrain.tiles`)."""
+
+    levels: int = 10
+    """Rows of tiles, easiest first."""
+    columns: int = 6
+    """Columns of tiles, cycling through rough, slope and steps."""
+    tile_size: float = 2.0
+    """Tile edge, m."""
+    cell: float = 0.05
+    """Heightfield resolution, m."""
+    seed: int = 0
+    """Seed of the random bumps."""
+
+
 @dataclasses.dataclass(frozen=True)
 class RewardScales:
     """Weight of each reward term (names equal the functions in `mjxwalk.rewards`)."""
@@ -75,8 +209,8 @@ class WalkConfig:
 
     terrain: str = "flat"
     """'flat' or 'rough'."""
-    terrain_seed: int = 0
-    """Seed of the generated rough heightfield."""
+    terrain_layout: TerrainLayout = TerrainLayout()
+    """Tiles of the rough terrain: levels (difficulty rows), kinds, sizes."""
     floor_contacts: str = "feet"
     """'feet' (only the soles touch the floor: fast) or 'all' collision geoms."""
     episode_length: int = 1000
@@ -107,6 +241,20 @@ class WalkConfig:
     """Uniform noise on the root velocity at reset, m/s and rad/s."""
     spawn_xy_range: float = 2.0
     """Robots start uniformly within ±this of the origin, m (samples the terrain)."""
+    randomization: ModelRandomization = ModelRandomization()
+    """Physics-model domain randomization (applied by `mjxwalk.randomize`)."""
+    sensors: SensorRandomization = SensorRandomization()
+    """Per-episode sensor errors."""
+    servo: ServoModel = ServoModel()
+    """Servo torque-speed, velocity limit and backlash."""
+    latency: Latency = Latency()
+    """Action and IMU delays."""
+    noise: Noise = Noise()
+    """Observation noise."""
+    pushes: Pushes = Pushes()
+    """Velocity kicks."""
+    curriculum: Curriculum = Curriculum()
+    """Terrain levels (rough terrain only)."""
     solver_iterations: int | None = None
     """Constraint solver iterations; None keeps the MJCF's."""
     ls_iterations: int | None = None
@@ -130,6 +278,22 @@ class WalkConfig:
         for ok, message in checks:
             if not ok:
                 raise ConfigError(message)
+
+
+def without_randomization(config: WalkConfig) -> WalkConfig:
+    """The same task with every randomization, servo non-ideality, delay, noise, push and
+    curriculum move switched off: the nominal robot in a perfect world."""
+    return dataclasses.replace(
+        config,
+        randomization=dataclasses.replace(config.randomization, enabled=False),
+        sensors=SensorRandomization(None, None, None, None),
+        servo=ServoModel(torque_speed=False, velocity_limit=False, no_load_speed_scale=None,
+                         backlash=None),
+        latency=Latency((0, 0), (0, 0), (0, 0)),
+        noise=dataclasses.replace(config.noise, level=0.0),
+        pushes=dataclasses.replace(config.pushes, enabled=False),
+        curriculum=dataclasses.replace(config.curriculum, enabled=False),
+    )
 
 
 def override(config: Any, **changes: Any) -> Any:

@@ -14,6 +14,7 @@ import mujoco
 import numpy as np
 
 from mjxwalk import terrain as terrain_lib
+from mjxwalk.config import TerrainLayout
 from mjxwalk.errors import SpecError
 from mjxwalk.robot import TERRAINS, RobotSpec, add_imu, foot_geoms
 
@@ -57,11 +58,12 @@ class RobotIndex:
 
 
 def build_model(robot: RobotSpec, terrain: str = "flat", *, floor_contacts: str = "feet",
-                terrain_seed: int = 0) -> mujoco.MjModel:
+                layout: TerrainLayout = TerrainLayout()) -> mujoco.MjModel:
     """Compile `robot` in a `terrain` scene, with servo parameters taken from its spec.
 
     floor_contacts: 'feet' (only the soles touch the ground: fastest, enough for walking) or
     'all' (every geom the MJCF lets collide touches the ground, for get-up tasks).
+    The rough scene's heightfield named 'terrain' is sized and filled here from `layout`.
     """
     if terrain not in TERRAINS:
         raise SpecError(None, f"unknown terrain {terrain!r}; choose one of {TERRAINS}")
@@ -79,20 +81,23 @@ def build_model(robot: RobotSpec, terrain: str = "flat", *, floor_contacts: str 
         scene_path = robot.mjcf_path
     add_imu(mjspec, robot.imu_site, robot.imu_body, robot.spec_path)
     mjspec.option.timestep = robot.timestep
+    if terrain == "rough":
+        hfield = mjspec.hfield(HFIELD)
+        if hfield is None:
+            raise SpecError(scene_path, f"the rough scene needs an hfield named {HFIELD!r}")
+        heights = terrain_lib.tiles(layout.levels, layout.columns, layout.tile_size, layout.cell,
+                                    seed=layout.seed)
+        top = max(float(heights.max()), 1e-3)
+        hfield.nrow, hfield.ncol = heights.shape
+        hfield.size = [heights.shape[1] * layout.cell / 2, heights.shape[0] * layout.cell / 2,
+                       top, 0.1]
+        hfield.userdata = (heights / top).ravel().tolist()
     try:
         model = mjspec.compile()
     except Exception as e:
         raise SpecError(scene_path, f"MuJoCo cannot compile this scene: {e}") from None
     if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, FLOOR) < 0:
         raise SpecError(scene_path, f"the scene has no ground geom named {FLOOR!r}")
-    if terrain == "rough":
-        hid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_HFIELD, HFIELD)
-        if hid < 0:
-            raise SpecError(scene_path, f"the rough scene needs an hfield named {HFIELD!r}")
-        nrow, ncol = model.hfield_nrow[hid], model.hfield_ncol[hid]
-        adr = model.hfield_adr[hid]
-        heights = terrain_lib.rough_heights(nrow, ncol, seed=terrain_seed)
-        model.hfield_data[adr:adr + nrow * ncol] = heights.ravel()
     index = robot_index(robot, model)
     _apply_servos(robot, model, index)
     _prune_contacts(model, index, floor_contacts)
@@ -108,9 +113,8 @@ def _add_ground(mjspec: mujoco.MjSpec, terrain: str) -> None:
         mjspec.worldbody.add_geom(name=FLOOR, type=mujoco.mjtGeom.mjGEOM_PLANE,
                                   size=[0, 0, 0.05], rgba=[0.55, 0.6, 0.65, 1])
     else:
-        # zeros as placeholder heights (MjSpec wants data or a file); filled after compiling
-        mjspec.add_hfield(name=HFIELD, nrow=128, ncol=128, size=[5, 5, 0.05, 0.1],
-                          userdata=[0.0] * (128 * 128))
+        # sized and filled by build_model
+        mjspec.add_hfield(name=HFIELD, nrow=2, ncol=2, size=[1, 1, 0.05, 0.1], userdata=[0.0] * 4)
         mjspec.worldbody.add_geom(name=FLOOR, type=mujoco.mjtGeom.mjGEOM_HFIELD, hfieldname=HFIELD,
                                   rgba=[0.55, 0.6, 0.65, 1])
     mjspec.worldbody.add_light(pos=[0, 0, 3], dir=[0, 0, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
@@ -163,12 +167,15 @@ def _apply_servos(robot: RobotSpec, model: mujoco.MjModel, index: RobotIndex) ->
         model.actuator_forcelimited[a] = 1
         model.actuator_forcerange[a] = (-torque[k], torque[k])
         model.actuator_ctrllimited[a] = 1
+        # The servo gains live in biasprm for both kinds (sim.py reads them from there, so
+        # randomizing the model randomizes the gains). A motor's biastype is 'none', so
+        # MuJoCo ignores them; a position actuator uses them as its own PD.
+        model.actuator_biasprm[a, :3] = (0.0, -kp[k], -kd[k])
         if robot.actuator_kind == "position":
             model.actuator_gainprm[a, 0] = kp[k]
-            model.actuator_biasprm[a, :3] = (0.0, -kp[k], -kd[k])
             model.actuator_ctrlrange[a] = (lo[k], hi[k])
-        else:  # motor: ctrl is a torque / gear, computed by the env's PD law
-            model.actuator_forcerange[a] = (-torque[k], torque[k])
+        else:  # motor: ctrl is torque / gear, from the servo model in sim.py
+            model.actuator_forcerange[a] = (-torque[k] / gear, torque[k] / gear)
             model.actuator_ctrlrange[a] = (-torque[k] / gear, torque[k] / gear)
 
 

@@ -9,39 +9,80 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from mjxwalk import compat
+from flax import struct
+
+from mjxwalk import compat, servo
 from mjxwalk.compat import mjx
+from mjxwalk.config import ServoModel
 from mjxwalk.scene import RobotIndex
 
 
-def servo_ctrl(model: mjx.Model, data: mjx.Data, index: RobotIndex, target: jax.Array,
-               kind: str, kp: jax.Array, kd: jax.Array) -> jax.Array:
-    """Actuator controls that drive the joints to `target` (policy order).
+@struct.dataclass
+class ServoParams:
+    """Per-episode servo quantities that are not in the physics model."""
 
-    'position' actuators take the target directly (the servo's PD runs inside MuJoCo);
-    'motor' actuators get the torque of the same PD law, clipped by the actuator's range.
-    """
-    ctrl = data.ctrl
-    if kind == "position":
-        return ctrl.at[index.actuator].set(target)
+    joint_offset: jax.Array
+    """Encoder zero error per joint, rad: the servo controls angle + offset."""
+    no_load_speed: jax.Array
+    """No-load speed per joint, rad/s."""
+    backlash: jax.Array
+    """Gear backlash per joint (full width), rad."""
+
+
+def gains(model: mjx.Model, index: RobotIndex) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Per-joint kp, kd and stall torque of this (possibly randomized) model."""
+    act = index.actuator
+    gear = model.actuator_gear[act, 0]
+    return (-model.actuator_biasprm[act, 1], -model.actuator_biasprm[act, 2],
+            model.actuator_forcerange[act, 1] * gear)
+
+
+def joint_torque(model: mjx.Model, data: mjx.Data, index: RobotIndex, target: jax.Array,
+                 params: ServoParams, servo_cfg: ServoModel) -> jax.Array:
+    """Torque each servo applies to its joint while holding `target` (policy order)."""
+    kp, kd, stall = gains(model, index)
     q = data.qpos[index.qpos_adr]
     qd = data.qvel[index.dof_adr]
-    gear = model.actuator_gear[index.actuator, 0]
-    torque = kp * (target - q) - kd * qd
-    lo = model.actuator_ctrlrange[index.actuator, 0]
-    hi = model.actuator_ctrlrange[index.actuator, 1]
-    return ctrl.at[index.actuator].set(jnp.clip(torque / gear, lo, hi))
+    backlash = params.backlash if servo_cfg.backlash is not None else 0.0
+    return servo.servo_torque(target, q + params.joint_offset, qd, kp, kd, stall,
+                              params.no_load_speed, backlash, servo_cfg.torque_speed,
+                              servo_cfg.velocity_limit)
+
+
+def torque_ctrl(model: mjx.Model, data: mjx.Data, index: RobotIndex, torque: jax.Array,
+                kind: str) -> jax.Array:
+    """Actuator controls that make the actuators apply `torque` to their joints.
+
+    A position actuator's force is gain*ctrl + b1*length + b2*velocity, so the control is
+    solved for; a motor's is gain*ctrl. One servo model thus drives both kinds of robot.
+    """
+    act = index.actuator
+    gear = model.actuator_gear[act, 0]
+    force = torque / gear
+    if kind == "position":
+        length = gear * data.qpos[index.qpos_adr]
+        velocity = gear * data.qvel[index.dof_adr]
+        force = force - model.actuator_biasprm[act, 1] * length \
+            - model.actuator_biasprm[act, 2] * velocity
+    return data.ctrl.at[act].set(force / model.actuator_gainprm[act, 0])
 
 
 def step_physics(model: mjx.Model, data: mjx.Data, index: RobotIndex, target: jax.Array,
-                 n_substeps: int, kind: str, kp: jax.Array, kd: jax.Array) -> mjx.Data:
-    """Hold `target` for one control period of `n_substeps` physics steps."""
+                 previous_target: jax.Array, delay_substeps: jax.Array, n_substeps: int,
+                 kind: str, params: ServoParams, servo_cfg: ServoModel) -> mjx.Data:
+    """One control period of `n_substeps` physics steps.
 
-    def substep(d, _):
-        d = d.replace(ctrl=servo_ctrl(model, d, index, target, kind, kp, kd))
+    The first `delay_substeps` substeps still hold `previous_target` (the sub-step part of
+    the action latency); the servo model runs at every substep.
+    """
+
+    def substep(d, i):
+        held = jnp.where(i < delay_substeps, previous_target, target)
+        torque = joint_torque(model, d, index, held, params, servo_cfg)
+        d = d.replace(ctrl=torque_ctrl(model, d, index, torque, kind))
         return mjx.step(model, d), None
 
-    data, _ = jax.lax.scan(substep, data, None, length=n_substeps)
+    data, _ = jax.lax.scan(substep, data, jnp.arange(n_substeps))
     return data
 
 

@@ -16,12 +16,12 @@ import mujoco
 from brax.envs import base as brax_base
 from flax import struct
 
-from mjxwalk import commands, obs, rewards, scene, sim
+from mjxwalk import commands, geometry, obs, randomize, rewards, scene, sim
 from mjxwalk import terrain as terrain_lib
 from mjxwalk.compat import mjx
 from mjxwalk.config import RewardScales, WalkConfig
 from mjxwalk.contract import PolicyContract
-from mjxwalk.errors import SpecError
+from mjxwalk.errors import ConfigError, SpecError
 from mjxwalk.robot import RobotSpec
 
 
@@ -56,6 +56,20 @@ class WalkInfo:
     """Whether each foot touched the ground at the previous step."""
     feet_pos: jax.Array
     """Foot body positions at the previous step, (n_feet, 3), for slip speed."""
+    params: randomize.EpisodeParams
+    """This episode's sensor errors, servo spread and delays."""
+    targets: jax.Array
+    """Joint targets of recent actions, newest first, for the action delay."""
+    imu: jax.Array
+    """Recent true IMU readings (gyro 3, orientation 4), newest first, for the IMU delay."""
+    push_countdown: jax.Array
+    """Control steps until the next push."""
+    level: jax.Array
+    """Terrain difficulty level (row of tiles) of this episode."""
+    start_xy: jax.Array
+    """Where the episode started, for the curriculum's distance."""
+    commanded_distance: jax.Array
+    """Distance the commands asked for so far this episode, m."""
 
 
 def put_model(mj_model: mujoco.MjModel, robot: RobotSpec) -> mjx.Model:
@@ -75,7 +89,7 @@ class WalkEnv(brax_base.Env):
         self.robot = robot
         self.config = config
         mj_model = scene.build_model(robot, config.terrain, floor_contacts=config.floor_contacts,
-                                     terrain_seed=config.terrain_seed)
+                                     layout=config.terrain_layout)
         if config.solver_iterations is not None:
             mj_model.opt.iterations = config.solver_iterations
         if config.ls_iterations is not None:
@@ -123,6 +137,10 @@ class WalkEnv(brax_base.Env):
         self._kp = jnp.asarray(robot.array("kp"), jnp.float32)
         self._kd = jnp.asarray(robot.array("kd"), jnp.float32)
         self._torque_limit = jnp.asarray(robot.array("torque_limit"), jnp.float32)
+        self._weight = float(mj_model.body_subtreemass[1] * 9.81)
+        self._gravity_block = (self.contract.block_slice("gravity"),
+                               {b.name: b.scale for b in self.contract.obs_blocks}["gravity"])
+        self._torso_mass = float(mj_model.body_mass[self.index.torso_body])
         self._data_template = mjx.make_data(self.mjx_model)
         if idx.hfield >= 0:
             h = idx.hfield
@@ -134,6 +152,20 @@ class WalkEnv(brax_base.Env):
         else:
             self._heights = None
         self._resample_steps = max(1, round(self.config.commands.resample_period / self.dt))
+        self._no_load_speed = jnp.asarray(robot.array("velocity_limit"), jnp.float32)
+        lat = self.config.latency
+        if not 0 <= lat.action_substeps[0] <= lat.action_substeps[1] < self.n_substeps:
+            raise ConfigError(f"latency.action_substeps {lat.action_substeps} must lie within "
+                              f"0..{self.n_substeps - 1} (the substeps of one control period)")
+        for name in ("action_steps", "imu_steps"):
+            lo, hi = getattr(lat, name)
+            if not 0 <= lo <= hi:
+                raise ConfigError(f"latency.{name} must be (low, high) with 0 <= low <= high")
+        self._target_buffer = lat.action_steps[1] + 2  # delayed target and the one before it
+        self._imu_buffer = lat.imu_steps[1] + 1
+        push = self.config.pushes
+        self._push_steps = (max(1, round(push.interval[0] / self.dt)),
+                            max(1, round(push.interval[1] / self.dt)))
 
     # ------------------------------------------------------------------ brax interface
 
@@ -176,56 +208,98 @@ class WalkEnv(brax_base.Env):
             return jnp.zeros(())
         return terrain_lib.height_at(self._heights, self._hfield_size, xy[0], xy[1], xp=jnp)
 
-    def reset_with(self, model: mjx.Model, rng: jax.Array) -> State:
+    def spawn_point(self, rng: jax.Array, level: jax.Array) -> jax.Array:
+        """Where an episode starts: a tile centre of `level` on rough ground, else near 0."""
+        cfg = self.config
+        if self._heights is None:
+            return jax.random.uniform(rng, (2,), minval=-cfg.spawn_xy_range,
+                                      maxval=cfg.spawn_xy_range)
+        layout = cfg.terrain_layout
+        k_col, k_jit = jax.random.split(rng)
+        column = jax.random.randint(k_col, (), 0, layout.columns)
+        x, y = terrain_lib.tile_center(level, column, layout.levels, layout.columns,
+                                       layout.tile_size)
+        jitter = jax.random.uniform(k_jit, (2,), minval=-0.1, maxval=0.1)
+        return jnp.stack([x, y]).astype(jnp.float32) + jitter
+
+    def sample_episode(self, rng: jax.Array) -> randomize.EpisodeParams:
+        cfg = self.config
+        return randomize.sample_episode(rng, self.robot.nu, self._no_load_speed, cfg.sensors,
+                                        cfg.servo, cfg.latency)
+
+    def reset_with(self, model: mjx.Model, rng: jax.Array, level: jax.Array | None = None) -> State:
         cfg, idx = self.config, self.index
-        rng, k_joint, k_vel, k_yaw, k_xy, k_cmd, k_phase = jax.random.split(rng, 7)
+        keys = jax.random.split(rng, 10)
+        rng = keys[0]
+        if level is None:
+            level = jax.random.randint(keys[1], (), 0, cfg.curriculum.start_level + 1)
         qpos = self._default_qpos
         joint = self._default_pose + jax.random.uniform(
-            k_joint, (self.robot.nu,), minval=-cfg.initial_joint_noise, maxval=cfg.initial_joint_noise)
+            keys[2], (self.robot.nu,), minval=-cfg.initial_joint_noise, maxval=cfg.initial_joint_noise)
         qpos = qpos.at[idx.qpos_adr].set(jnp.clip(joint, self._lower, self._upper))
-        yaw = jax.random.uniform(k_yaw, minval=-jnp.pi, maxval=jnp.pi)
+        yaw = jax.random.uniform(keys[3], minval=-jnp.pi, maxval=jnp.pi)
         yaw_quat = jnp.array([jnp.cos(yaw / 2), 0.0, 0.0, jnp.sin(yaw / 2)])
-        qpos = qpos.at[3:7].set(_quat_mul(yaw_quat, qpos[3:7]))
-        xy = jax.random.uniform(k_xy, (2,), minval=-cfg.spawn_xy_range, maxval=cfg.spawn_xy_range)
+        qpos = qpos.at[3:7].set(geometry.quat_mul(yaw_quat, qpos[3:7], xp=jnp))
+        xy = self.spawn_point(keys[4], level)
         qpos = qpos.at[0:2].set(xy).at[2].add(self.ground_height(xy))
         qvel = jnp.zeros(model.nv).at[0:6].set(jax.random.uniform(
-            k_vel, (6,), minval=-cfg.initial_velocity_noise, maxval=cfg.initial_velocity_noise))
+            keys[5], (6,), minval=-cfg.initial_velocity_noise, maxval=cfg.initial_velocity_noise))
         data = self._data_template.replace(qpos=qpos, qvel=qvel)
-        data = data.replace(ctrl=sim.servo_ctrl(model, data, idx, joint, self.robot.actuator_kind,
-                                                self._kp, self._kd))
         data = mjx.forward(model, data)
 
-        command = commands.sample_command(k_cmd, cfg.commands.low, cfg.commands.high,
+        command = commands.sample_command(keys[6], cfg.commands.low, cfg.commands.high,
                                           cfg.commands.zero_probability)
-        phase = jax.random.uniform(k_phase, minval=0.0, maxval=2 * jnp.pi)
+        phase = jax.random.uniform(keys[7], minval=0.0, maxval=2 * jnp.pi)
+        params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
-        first = self._frame(data, action, command, phase)
-        contact, _ = sim.feet_contact(model, data, idx)
+        imu_now = self._true_imu(data)
+        imu = jnp.tile(imu_now[None], (self._imu_buffer, 1))
+        contact, force = sim.feet_contact(model, data, idx)
         info = WalkInfo(
             rng=rng, step=jnp.zeros((), jnp.int32), command=command, last_action=action,
-            history=obs.initial_history(self.contract, first, xp=jnp), phase=phase,
-            feet_air_time=jnp.zeros(len(idx.feet)), last_contact=contact,
-            feet_pos=data.xpos[idx.feet])
+            history=jnp.zeros((self.contract.history_length, self.contract.frame_size)),
+            phase=phase, feet_air_time=jnp.zeros(len(idx.feet)), last_contact=contact,
+            feet_pos=data.xpos[idx.feet], params=params,
+            targets=jnp.tile(joint[None], (self._target_buffer, 1)), imu=imu,
+            push_countdown=self._draw_push_countdown(keys[9]), level=jnp.asarray(level, jnp.int32),
+            start_xy=xy, commanded_distance=jnp.zeros(()))
+        rng, k_noise = jax.random.split(rng)
+        first = self._actor_frame(data, info, action, command, phase, k_noise)
+        info = info.replace(rng=rng, history=obs.initial_history(self.contract, first, xp=jnp))
         zero = jnp.zeros(())
         metrics = {f"reward/{name}": zero for name in _TERMS}
-        metrics.update(nan_resets=zero, falls=zero, lin_vel_error=zero, yaw_rate_error=zero)
+        metrics.update(nan_resets=zero, falls=zero, pushes=zero, lin_vel_error=zero,
+                       yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self._privileged(model, data, info, first)}
+                       "privileged_state": self._privileged(model, data, info, action, command, phase,
+                                                            contact, force)}
         return State(pipeline_state=data, obs=observation, reward=zero, done=zero,
                      metrics=metrics, info={"walk": info})
+
+    def _draw_push_countdown(self, rng):
+        return jax.random.randint(rng, (), self._push_steps[0], self._push_steps[1] + 1)
 
     def step_with(self, model: mjx.Model, state: State, action: jax.Array) -> State:
         cfg, idx = self.config, self.index
         info: WalkInfo = state.info["walk"]
+        params = info.params
         action = jnp.clip(action, -1.0, 1.0)
         target = jnp.clip(self._default_pose + action * self._action_scale, self._lower, self._upper)
-        data = sim.step_physics(model, state.data, idx, target, self.n_substeps,
-                                self.robot.actuator_kind, self._kp, self._kd)
+        targets = obs.push_history(info.targets, target, xp=jnp)
+        data = sim.step_physics(model, state.data, idx, targets[params.action_delay],
+                                targets[params.action_delay + 1], params.action_delay_substeps,
+                                self.n_substeps, self.robot.actuator_kind, params.servo, cfg.servo)
         # a blown-up env keeps its last good state, is marked done (auto-reset) and counted
         finite = sim.is_finite(data)
         data = jax.tree.map(lambda new, old: jnp.where(finite, new, old), data, state.data)
 
-        rng, k_cmd = jax.random.split(info.rng)
+        rng, k_cmd, k_push, k_next, k_noise = jax.random.split(info.rng, 5)
+        push_now = (info.push_countdown <= 1) & cfg.pushes.enabled
+        pushed, _ = randomize.apply_push(data, k_push, cfg.pushes.velocity)
+        data = data.replace(qvel=jnp.where(push_now, pushed.qvel, data.qvel))
+        push_countdown = jnp.where(info.push_countdown <= 1, self._draw_push_countdown(k_next),
+                                   info.push_countdown - 1)
+
         step = info.step + 1
         resample = (step % self._resample_steps) == 0
         new_command = commands.sample_command(k_cmd, cfg.commands.low, cfg.commands.high,
@@ -233,7 +307,7 @@ class WalkEnv(brax_base.Env):
         command = jnp.where(resample, new_command, info.command)
         phase = commands.advance_phase(info.phase, cfg.gait_frequency, self.dt)
 
-        contact, _ = sim.feet_contact(model, data, idx)
+        contact, force = sim.feet_contact(model, data, idx)
         feet_pos = data.xpos[idx.feet]
         feet_velocity = (feet_pos - info.feet_pos) / self.dt
         air_time = info.feet_air_time + self.dt
@@ -265,49 +339,118 @@ class WalkEnv(brax_base.Env):
         scaled = {name: value * getattr(cfg.rewards, name) for name, value in terms.items()}
         reward = jnp.where(finite, sum(scaled.values()), 0.0)
 
-        frame = self._frame(data, action, command, phase)
-        info = WalkInfo(
-            rng=rng, step=step, command=command, last_action=action,
-            history=obs.push_history(info.history, frame, xp=jnp), phase=phase,
+        info = info.replace(
+            rng=rng, step=step, command=command, last_action=action, phase=phase,
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
-            feet_pos=feet_pos)
-        done = (fell | ~finite).astype(jnp.float32)
+            feet_pos=feet_pos, targets=targets,
+            imu=obs.push_history(info.imu, self._true_imu(data), xp=jnp),
+            push_countdown=push_countdown,
+            commanded_distance=info.commanded_distance + jnp.linalg.norm(command[:2]) * self.dt)
+        frame = self._actor_frame(data, info, action, command, phase, k_noise)
+        info = info.replace(history=obs.push_history(info.history, frame, xp=jnp))
+        done = fell | ~finite
+        info = info.replace(level=jnp.where(done, self.next_level(info, data, fell), info.level))
         metrics = {f"reward/{name}": value for name, value in scaled.items()}
         metrics.update(
             nan_resets=(~finite).astype(jnp.float32), falls=fell.astype(jnp.float32),
+            pushes=push_now.astype(jnp.float32),
             lin_vel_error=jnp.linalg.norm(command[:2] - lin_vel[:2]),
-            yaw_rate_error=jnp.abs(command[2] - ang_vel[2]))
+            yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
+            terrain_level=info.level.astype(jnp.float32))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self._privileged(model, data, info, frame)}
+                       "privileged_state": self._privileged(model, data, info, action, command, phase,
+                                                            contact, force)}
         observation = jax.tree.map(lambda x: jnp.nan_to_num(x, posinf=0.0, neginf=0.0), observation)
-        return state.replace(pipeline_state=data, obs=observation, reward=reward, done=done,
-                             metrics=metrics, info={**state.info, "walk": info})
+        return state.replace(pipeline_state=data, obs=observation, reward=reward,
+                             done=done.astype(jnp.float32), metrics=metrics,
+                             info={**state.info, "walk": info})
+
+    def next_level(self, info: WalkInfo, data: mjx.Data, fell: jax.Array) -> jax.Array:
+        """Curriculum at the end of an episode: up after walking far, down after failing."""
+        cur = self.config.curriculum
+        if self._heights is None or not cur.enabled:
+            return info.level
+        walked = jnp.linalg.norm(data.qpos[0:2] - info.start_xy)
+        asked = jnp.maximum(info.commanded_distance, 1e-3)
+        up = (walked >= cur.promote_distance * asked) & ~fell & (info.commanded_distance > 0.5)
+        down = fell & (walked < cur.demote_distance * asked)
+        level = info.level + up.astype(jnp.int32) - down.astype(jnp.int32)
+        return jnp.clip(level, 0, self.config.terrain_layout.levels - 1)
+
+    def respawn(self, model: mjx.Model, first: State, ended: State, rng: jax.Array) -> State:
+        """A new episode from a cached first state, cheaply: moved to a tile of the ended
+        episode's level, with fresh per-episode randomization and command.
+
+        Observations of the first state do not depend on the horizontal position and the
+        height is kept relative to the ground, so they stay valid; the next physics step
+        recomputes everything else from qpos.
+        """
+        info: WalkInfo = first.info["walk"]
+        level = ended.info["walk"].level
+        k_xy, k_params, k_cmd, k_rng = jax.random.split(rng, 4)
+        xy = self.spawn_point(k_xy, level)
+        old_xy = first.data.qpos[0:2]
+        dz = self.ground_height(xy) - self.ground_height(old_xy)
+        shift = jnp.concatenate([xy - old_xy, dz[None]])
+        data = first.data.replace(qpos=first.data.qpos.at[0:3].add(shift))
+        cfg = self.config
+        info = info.replace(
+            rng=k_rng, level=level, start_xy=xy, feet_pos=info.feet_pos + shift,
+            params=self.sample_episode(k_params),
+            command=commands.sample_command(k_cmd, cfg.commands.low, cfg.commands.high,
+                                            cfg.commands.zero_probability))
+        return first.replace(pipeline_state=data, info={**first.info, "walk": info})
 
     # ------------------------------------------------------------------ observation parts
 
+    def _true_imu(self, data: mjx.Data) -> jax.Array:
+        imu = sim.imu(data, self.index)
+        return jnp.concatenate([imu["gyro"], imu["orientation"]])
+
     def readings(self, data: mjx.Data, last_action, command, phase) -> dict[str, jax.Array]:
-        """What the real robot measures, in the names `mjxwalk.obs.frame` expects."""
+        """What a perfect robot would measure, in the names `mjxwalk.obs.frame` expects."""
         imu = sim.imu(data, self.index)
         return {"gyro": imu["gyro"], "orientation": imu["orientation"],
                 "joint_pos": data.qpos[self.index.qpos_adr],
                 "joint_vel": data.qvel[self.index.dof_adr],
                 "last_action": last_action, "command": command, "gait_phase": phase}
 
+    def measured_readings(self, data: mjx.Data, info: WalkInfo, last_action, command, phase):
+        """What this episode's robot measures: delayed, misaligned, biased IMU; encoders off
+        by their zero error (noise is added to the frame, per block)."""
+        p = info.params
+        imu = info.imu[p.imu_delay]
+        gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
+        orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
+        readings = self.readings(data, last_action, command, phase)
+        return {**readings, "gyro": gyro, "orientation": orientation,
+                "joint_pos": readings["joint_pos"] + p.servo.joint_offset}
+
+    def _actor_frame(self, data, info: WalkInfo, last_action, command, phase, rng):
+        readings = self.measured_readings(data, info, last_action, command, phase)
+        frame = obs.frame(self.contract, readings, xp=jnp)
+        gravity, scale = self._gravity_block
+        frame = frame.at[gravity].add(info.params.gravity_bias * scale)
+        return frame + randomize.frame_noise(rng, self.contract, self.config.noise)
+
     def _frame(self, data, last_action, command, phase):
+        """The noise-free frame of a perfect robot (the critic's view)."""
         return obs.frame(self.contract, self.readings(data, last_action, command, phase), xp=jnp)
 
-    def _privileged(self, model, data, info: WalkInfo, frame):
+    def _privileged(self, model, data, info: WalkInfo, last_action, command, phase, contact, force):
         """Critic-only: the clean frame plus what the robot cannot measure."""
         idx = self.index
         lin_vel, ang_vel = sim.local_velocity(data)
-        contact, force = sim.feet_contact(model, data, idx)
-        weight = float(self.mj_model.body_subtreemass[1] * 9.81)
         torso = data.xpos[idx.torso_body]
+        p = info.params
         return jnp.concatenate([
-            frame, lin_vel, ang_vel * 0.25,
+            self._frame(data, last_action, command, phase), lin_vel, ang_vel * 0.25,
             (torso[2:3] - self.ground_height(torso[:2])) / self._torso_height,
-            contact.astype(jnp.float32), force / weight, info.feet_air_time,
+            contact.astype(jnp.float32), force / self._weight, info.feet_air_time,
             model.geom_friction[idx.floor, :1],
+            (model.body_mass[idx.torso_body:idx.torso_body + 1] - self._torso_mass),
+            jnp.stack([p.action_delay + p.action_delay_substeps / self.n_substeps,
+                       p.imu_delay]).astype(jnp.float32),
             data.qfrc_actuator[idx.dof_adr] / self._torque_limit,
         ])
 
@@ -315,18 +458,9 @@ class WalkEnv(brax_base.Env):
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
 
 
-def _quat_mul(a, b):
-    aw, ax, ay, az = a[0], a[1], a[2], a[3]
-    bw, bx, by, bz = b[0], b[1], b[2], b[3]
-    return jnp.stack([aw * bw - ax * bx - ay * by - az * bz,
-                      aw * bx + ax * bw + ay * bz - az * by,
-                      aw * by - ax * bz + ay * bw + az * bx,
-                      aw * bz + ax * by - ay * bx + az * bw])
-
-
 def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
     """Names and sizes of the privileged observation's parts, in order (for inspection)."""
     return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
-            ("joint_torque", nu)]
+            ("payload", 1), ("delays", 2), ("joint_torque", nu)]
 

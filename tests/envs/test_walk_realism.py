@@ -1,0 +1,212 @@
+"""Realism in the walk env: delays, sensor errors, pushes, privileged view, curriculum."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mjxwalk
+from mjxwalk import sim
+from mjxwalk.config import Latency, WalkConfig, override, without_randomization
+from mjxwalk.wrappers import BatchedEnv
+
+
+def env_with(kidbot, **changes):
+    return mjxwalk.make_env("walk", kidbot, config=override(without_randomization(WalkConfig()),
+                                                            **changes))
+
+
+@pytest.fixture(scope="module")
+def delayed_env(kidbot):
+    return env_with(kidbot, latency={"action_steps": (2, 2), "imu_steps": (1, 1)})
+
+
+def test_action_reaches_the_servos_exactly_k_steps_later(delayed_env):
+    """A step change in the action shows up in the joint targets 2 control steps later."""
+    env = delayed_env
+    knee = env.robot.joint_names.index("left_knee")
+    reset, step = jax.jit(env.reset), jax.jit(env.step)
+    state = reset(jax.random.PRNGKey(0))
+    zero = jnp.zeros(env.action_size)
+    kick = zero.at[knee].set(0.2)  # 0.06 rad: far from the torque limit, so ctrl == target
+    for _ in range(3):
+        state = step(state, zero)
+    old = float(env._default_pose[knee])
+    new = old + 0.2 * float(env._action_scale[knee])
+    seen = []
+    for _ in range(4):
+        state = step(state, kick)
+        seen.append(float(state.data.ctrl[env.index.actuator[knee]]))
+    np.testing.assert_allclose(seen, [old, old, new, new], atol=1e-5)
+
+
+def test_substep_delay_holds_the_previous_target(nominal_env):
+    env = nominal_env
+    state = jax.jit(env.reset)(jax.random.PRNGKey(1))
+    prev, new = env._default_pose, env._default_pose + 0.05
+    params = state.info["walk"].params.servo
+    for substeps, expected in ((2, prev), (3, new)):
+        data = jax.jit(lambda d, n=substeps: sim.step_physics(
+            env.mjx_model, d, env.index, new, prev, 2, n, "position", params, env.config.servo))(
+            state.data)
+        np.testing.assert_allclose(data.ctrl[env.index.actuator], expected, atol=1e-5)
+
+
+def test_imu_reading_lags_by_its_delay(delayed_env):
+    env = delayed_env
+    reset, step = jax.jit(env.reset), jax.jit(env.step)
+    state = reset(jax.random.PRNGKey(2))
+    gyro = env.contract.block_slice("gyro")
+    scale = env.contract.obs_blocks[0].scale
+    true_gyro = []
+    observed = []
+    actions = jax.random.uniform(jax.random.PRNGKey(3), (6, env.action_size), minval=-1, maxval=1)
+    for a in actions:
+        state = step(state, a)
+        true_gyro.append(np.asarray(sim.imu(state.data, env.index)["gyro"]))
+        observed.append(np.asarray(state.obs["state"][gyro]) / scale)
+    # the observation at step t carries the gyro of step t-1
+    np.testing.assert_allclose(observed[1:], true_gyro[:-1], atol=1e-5)
+
+
+def test_sensor_errors_reach_the_actor_only(kidbot):
+    env = env_with(kidbot, sensors={"joint_zero_offset": (0.02, 0.02), "gyro_bias": (0.1, 0.1)})
+    state = jax.jit(env.reset)(jax.random.PRNGKey(4))
+    c = env.contract
+    actor = np.asarray(state.obs["state"])
+    critic = np.asarray(state.obs["privileged_state"])[:c.frame_size]
+    np.testing.assert_allclose((actor - critic)[c.block_slice("joint_pos")], 0.02, atol=1e-5)
+    np.testing.assert_allclose((actor - critic)[c.block_slice("gyro")], 0.1 * 0.25, atol=1e-5)
+    # the servo, reading the same encoder, holds the joint 0.02 rad short of its target
+    step = jax.jit(env.step)
+    for _ in range(50):
+        state = step(state, jnp.zeros(env.action_size))
+    arm = env.robot.joint_names.index("left_elbow")  # unloaded joint: no sag
+    q = float(state.data.qpos[env.index.qpos_adr[arm]])
+    assert q == pytest.approx(float(env._default_pose[arm]) - 0.02, abs=3e-3)
+
+
+def test_pushes_happen_at_the_configured_interval(kidbot):
+    env = env_with(kidbot, pushes={"enabled": True, "interval": (0.1, 0.1), "velocity": (0.3, 0.3)})
+    reset, step = jax.jit(env.reset), jax.jit(env.step)
+    state = reset(jax.random.PRNGKey(5))
+    pushes, jumps = [], []
+    for _ in range(15):
+        before = np.asarray(state.data.qvel[0:2])
+        state = step(state, jnp.zeros(env.action_size))
+        pushes.append(float(state.metrics["pushes"]))
+        jumps.append(np.linalg.norm(np.asarray(state.data.qvel[0:2]) - before))
+    assert sum(pushes) == 3  # every 5 steps (0.1 s) over 15 steps
+    pushed = [j for j, p in zip(jumps, pushes) if p]
+    calm = [j for j, p in zip(jumps, pushes) if not p]
+    assert min(pushed) > 0.2 and max(calm) < 0.1  # the kick dominates one step's dynamics
+
+
+def test_privileged_view_carries_friction_payload_and_delays(walk_env):
+    batched = BatchedEnv(walk_env, 8, seed=3)
+    state = jax.jit(batched.reset)(jax.random.split(jax.random.PRNGKey(6), 8))
+    layout = offsets(walk_env)
+    priv = np.asarray(state.obs["privileged_state"])
+    np.testing.assert_allclose(priv[:, layout["floor_friction"]],
+                               batched.model.geom_friction[:, walk_env.index.floor, 0], rtol=1e-6)
+    t = walk_env.index.torso_body
+    np.testing.assert_allclose(priv[:, layout["payload"]],
+                               batched.model.body_mass[:, t] - walk_env.mj_model.body_mass[t],
+                               atol=1e-5)
+    p = state.info["walk"].params
+    np.testing.assert_allclose(priv[:, layout["delays"]],
+                               p.action_delay + p.action_delay_substeps / walk_env.n_substeps)
+    assert priv.shape[1] == walk_env.privileged_size
+    # the actor sees none of it: its size is the contract's
+    assert state.obs["state"].shape[1] == walk_env.contract.observation_size
+
+
+def offsets(env):
+    """Start of each part of the privileged observation, by name."""
+    from mjxwalk.envs.walk import privileged_layout
+
+    starts, start = {}, 0
+    for name, size in privileged_layout(env.robot.nu, env.contract.frame_size):
+        starts[name] = start
+        start += size
+    return starts
+
+
+def test_batched_envs_step_their_own_models(walk_env):
+    """Same start, same actions, different friction/masses: the envs drift apart."""
+    batched = BatchedEnv(walk_env, 4, seed=4)
+    reset, step = jax.jit(batched.reset), jax.jit(batched.step)
+    state = reset(jnp.tile(jax.random.PRNGKey(7)[None], (4, 1)))  # identical resets
+    np.testing.assert_array_equal(state.data.qpos[0], state.data.qpos[1])
+    for _ in range(20):
+        state = step(state, jnp.zeros((4, walk_env.action_size)))
+    assert float(jnp.abs(state.data.qpos[0] - state.data.qpos[1]).max()) > 1e-4
+
+
+# ---------------------------------------------------------------------- curriculum
+
+@pytest.fixture(scope="module")
+def rough_env(kidbot):
+    cfg = override(WalkConfig(), terrain="rough",
+                   terrain_layout={"levels": 4, "columns": 3},
+                   curriculum={"start_level": 0})
+    return mjxwalk.make_env("walk", kidbot, config=cfg)
+
+
+def test_curriculum_moves_up_and_down(rough_env):
+    env = rough_env
+    state = jax.jit(env.reset)(jax.random.PRNGKey(8))
+    info = state.info["walk"].replace(level=jnp.int32(2), start_xy=jnp.zeros(2),
+                                      commanded_distance=jnp.float32(4.0))
+    data = state.data
+
+    def level_after(walked, fell):
+        d = data.replace(qpos=data.qpos.at[0:2].set(jnp.array([walked, 0.0])))
+        return int(env.next_level(info, d, jnp.array(fell)))
+
+    assert level_after(3.0, False) == 3  # walked 75% of 4 m: up
+    assert level_after(1.5, False) == 2  # 37%: stays
+    assert level_after(0.5, True) == 1  # fell after 12%: down
+    assert level_after(1.5, True) == 2  # fell but got far enough: stays
+    top = info.replace(level=jnp.int32(3))
+    d = data.replace(qpos=data.qpos.at[0:2].set(jnp.array([4.0, 0.0])))
+    assert int(env.next_level(top, d, jnp.array(False))) == 3  # capped at the hardest level
+    bottom = info.replace(level=jnp.int32(0))
+    assert int(env.next_level(bottom, data, jnp.array(True))) == 0
+
+
+def test_respawn_lands_on_the_new_level(rough_env):
+    env = rough_env
+    layout = env.config.terrain_layout
+    batched = BatchedEnv(env, 8, episode_length=3, seed=5)
+    reset, step = jax.jit(batched.reset), jax.jit(batched.step)
+    state = reset(jax.random.split(jax.random.PRNGKey(9), 8))
+    # pretend every env earned level 2 in the episode that is about to end
+    walk = state.info["walk"].replace(level=jnp.full(8, 2, jnp.int32),
+                                      commanded_distance=jnp.zeros(8))
+    state = state.replace(info={**state.info, "walk": walk})
+    for _ in range(3):
+        state = step(state, jnp.zeros((8, env.action_size)))
+    assert np.all(np.asarray(state.info["steps"]) == 0)  # just restarted
+    np.testing.assert_array_equal(state.info["walk"].level, 2)
+    y = np.asarray(state.data.qpos[:, 1])
+    row = np.floor((y + layout.levels * layout.tile_size / 2) / layout.tile_size)
+    np.testing.assert_array_equal(row, 2)
+    # standing on the ground of the new tile, not inside it or above it
+    for xy, z in zip(np.asarray(state.data.qpos[:, :2]), np.asarray(state.data.qpos[:, 2])):
+        ground = float(env.ground_height(jnp.asarray(xy)))
+        assert 0.3 < z - ground < 0.45
+
+
+def test_latency_range_is_checked(kidbot):
+    with pytest.raises(mjxwalk.errors.ConfigError, match="action_substeps"):
+        env_with(kidbot, latency={"action_substeps": (0, 4)})
+
+
+def test_without_randomization_switches_everything_off():
+    cfg = without_randomization(WalkConfig())
+    assert not cfg.randomization.enabled and not cfg.pushes.enabled and cfg.noise.level == 0
+    assert cfg.latency == Latency((0, 0), (0, 0), (0, 0))
+    assert all(v is None for v in dataclasses.asdict(cfg.sensors).values())
