@@ -86,6 +86,53 @@ def time_env(env, batch: int, steps: int, repeats: int = 3, seed: int = 0) -> Ti
                    env.mj_model.opt.timestep)
 
 
+def time_batched_env(env, batch: int, steps: int, repeats: int = 3, seed: int = 0,
+                     what: str = "batched_env") -> Timing:
+    """The training-side env: `BatchedEnv` (per-env models when randomized, episodes,
+    auto-reset), zero actions as in the other timings."""
+    from mjxwalk.wrappers import BatchedEnv
+
+    wrapped = BatchedEnv(env, batch, seed=seed)
+    state = jax.jit(wrapped.reset)(jax.random.split(jax.random.PRNGKey(seed), batch))
+    actions = jnp.zeros((steps, batch, env.action_size))
+
+    @jax.jit
+    def rollout(state):
+        return jax.lax.scan(lambda s, a: (wrapped.step(s, a), None), state, actions)[0]
+
+    compile_s, median_s = _time(lambda: rollout(state), repeats)
+    return _timing(what, batch, env.n_substeps, steps, compile_s, median_s,
+                   env.mj_model.opt.timestep)
+
+
+def randomization_sweep(robot, terrain: str, batches: list[int], steps: int, repeats: int = 3,
+                        log: Callable[[str], None] = print) -> list[Timing]:
+    """The batched walk env with every randomization off, then all on, at each batch size.
+
+    Both run with solver tolerance 0, i.e. a fixed number of solver iterations: MJX stops
+    early once every env in the batch has converged, which depends on how many robots are
+    standing, and pushes topple some; fixed work compares the cost of the randomization
+    itself. (With the default tolerance 'on' measured faster than 'off'.)
+    """
+    import mjxwalk
+    from mjxwalk.config import WalkConfig, override, without_randomization
+
+    on = override(WalkConfig(), terrain=terrain)
+    envs = {"randomization_off": mjxwalk.make_env("walk", robot, config=without_randomization(on)),
+            "randomization_on": mjxwalk.make_env("walk", robot, config=on)}
+    for env in envs.values():
+        env.mjx_model = env.mjx_model.replace(
+            opt=env.mjx_model.opt.replace(tolerance=0.0, ls_tolerance=0.0))
+    results = []
+    for batch in batches:
+        for what, env in envs.items():
+            t = time_batched_env(env, batch, steps, repeats, what=what)
+            results.append(t)
+            log(f"{what:17s} batch {batch:5d}: {t.env_steps_per_s:9.0f} env steps/s, "
+                f"compile {t.compile_s:5.1f} s")
+    return results
+
+
 def time_mjx_step(env, batch: int, steps: int, repeats: int = 3, seed: int = 0) -> Timing:
     """Raw `mjx.step` on the env's own compiled scene, same batch and start states."""
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(seed), batch))
@@ -172,7 +219,9 @@ def plot(results: list[Timing], path, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for what, label in (("mjx_step", "raw mjx.step"), ("env_step", "walk env (incl. physics)"),
-                        ("mujoco_c", "MuJoCo C rollout, all cores")):
+                        ("mujoco_c", "MuJoCo C rollout, all cores"),
+                        ("randomization_off", "batched walk env, randomization off"),
+                        ("randomization_on", "batched walk env, all randomization on")):
         rows = sorted((t.batch, t.physics_steps_per_s) for t in results if t.what == what)
         if rows:
             ax.plot(*zip(*rows), marker="o", label=label)

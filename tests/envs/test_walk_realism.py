@@ -210,3 +210,23 @@ def test_without_randomization_switches_everything_off():
     assert not cfg.randomization.enabled and not cfg.pushes.enabled and cfg.noise.level == 0
     assert cfg.latency == Latency((0, 0), (0, 0), (0, 0))
     assert all(v is None for v in dataclasses.asdict(cfg.sensors).values())
+
+
+def test_initial_pose_and_velocity_perturbation(nominal_env, batched):
+    reset, _ = batched
+    cfg = nominal_env.config
+    state = reset(jax.random.split(jax.random.PRNGKey(10), 64))
+    offsets = np.asarray(state.data.qpos[:, nominal_env.index.qpos_adr] - nominal_env._default_pose)
+    lo, hi = nominal_env._lower, nominal_env._upper
+    free = np.asarray((nominal_env._default_pose - lo > cfg.initial_joint_noise)
+                      & (hi - nominal_env._default_pose > cfg.initial_joint_noise))
+    off = offsets[:, free]
+    assert np.abs(off).max() <= cfg.initial_joint_noise + 1e-6
+    assert off.max() > 0.8 * cfg.initial_joint_noise and off.min() < -0.8 * cfg.initial_joint_noise
+    vel = np.asarray(state.data.qvel[:, :6])
+    assert np.abs(vel).max() <= cfg.initial_velocity_noise + 1e-6
+    still = mjxwalk.make_env("walk", nominal_env.robot,
+                             config=override(cfg, initial_joint_noise=0.0, initial_velocity_noise=0.0))
+    s = jax.jit(still.reset)(jax.random.PRNGKey(11))
+    np.testing.assert_array_equal(s.data.qpos[still.index.qpos_adr], still._default_pose)
+    np.testing.assert_array_equal(s.data.qvel, 0.0)

@@ -26,6 +26,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=50, help="control steps per timed call (default: 50)")
     p.add_argument("--repeats", type=int, default=3, help="timed calls; the median is reported (default: 3)")
     p.add_argument("--no-mujoco-c", action="store_true", help="skip the MuJoCo C comparison")
+    p.add_argument("--randomization", action="store_true",
+                   help="instead: the batched training env with all randomization off vs on")
     p.add_argument("--out", type=Path, default=None, help="write results as JSON here (and a PNG beside it)")
     return p
 
@@ -43,7 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     substeps = args.substeps or [robot.n_substeps]
     started = time.time()
     results, overhead = [], {}
-    for n in substeps:
+    if args.randomization:
+        substeps = [robot.n_substeps]
+        results = bench.randomization_sweep(robot, args.terrain, args.batch, args.steps, args.repeats)
+        by = {(r.what, r.batch): r for r in results}
+        for batch in args.batch:
+            slower = 1 - by["randomization_on", batch].env_steps_per_s / \
+                by["randomization_off", batch].env_steps_per_s
+            overhead[f"randomization,batch={batch}"] = slower
+            print(f"   all randomization on is {100 * slower:+.1f}% slower at batch {batch}")
+    for n in ([] if args.randomization else substeps):
         spec = dataclasses.replace(robot, timestep=robot.control_period / n)
         env = mjxwalk.make_env("walk", spec, terrain=args.terrain)
         print(f"== {robot.name}, {args.terrain}, {n} substeps of {spec.timestep * 1e3:.2f} ms")
@@ -53,20 +64,23 @@ def main(argv: list[str] | None = None) -> int:
             overhead[f"substeps={n},batch={batch}"] = extra
             print(f"   env overhead over raw physics at batch {batch}: {100 * extra:+.1f}%")
     report = {
-        "benchmark": "walk env vs raw mjx.step vs MuJoCo C",
+        "benchmark": ("batched walk env, randomization off vs on" if args.randomization
+                      else "walk env vs raw mjx.step vs MuJoCo C"),
         "command": "mjxwalk-bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "config": {"robot": robot.name, "terrain": args.terrain, "batches": args.batch,
                    "substeps": substeps, "control_period": robot.control_period,
                    "steps_per_call": args.steps, "repeats": args.repeats},
         "versions": bench.versions(),
         "results": bench.as_rows(results),
-        "env_overhead": overhead,
+        "overhead": overhead,
         "wall_s": round(time.time() - started, 1),
     }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1))
         title = f"{robot.name} walk env, {args.terrain}, {report['versions']['jax_backend']}"
+        if args.randomization:
+            title += ", randomization off vs on"
         bench.plot([r for r in results if r.substeps == substeps[0]], args.out.with_suffix(".png"),
                    title + f", {substeps[0]} substeps")
         print(f"wrote {args.out} and {args.out.with_suffix('.png')}")
