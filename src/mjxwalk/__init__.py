@@ -19,6 +19,8 @@ _LAZY = {
     "load_robot": "mjxwalk.robot",
     "RobotSpec": "mjxwalk.robot",
     "PolicyContract": "mjxwalk.contract",
+    "train": "mjxwalk.training.run",
+    "TrainConfig": "mjxwalk.training.config",
     "SpecError": "mjxwalk.errors",
     "ContractError": "mjxwalk.errors",
 }

@@ -11,6 +11,7 @@ import io
 import sys
 
 import jax
+import numpy as np
 
 
 def _import_mjx():
@@ -65,3 +66,43 @@ def enable_compilation_cache(path: str | None = None) -> str | None:
     jax.config.update("jax_compilation_cache_dir", path)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
     return path
+
+
+def _mesh_sharding(devices):
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(devices), ("d",))
+    return NamedSharding(mesh, PartitionSpec("d"))
+
+
+def shard(tree, devices):
+    """Split each leaf's leading axis (one slice per device) across `devices`, as pmap takes."""
+    sharding = _mesh_sharding(devices)
+    return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
+
+
+def replicate(tree, devices):
+    """One copy of `tree` per device, stacked on a leading axis and sharded across them.
+
+    The replacement for `jax.device_put_replicated` (removed in JAX 0.10): the copies live
+    on their own devices, which brax's multi-device code relies on when it reads per-device
+    shards back (stacking copies on one device works with one device and breaks with two).
+    """
+    stacked = jax.tree.map(lambda x: np.stack([np.asarray(x)] * len(devices)), tree)
+    return shard(stacked, devices)
+
+
+def install_brax_shims() -> list[str]:
+    """Give JAX back `device_put_replicated` / `device_put_sharded` for brax's `ppo.train`
+    (brax issue #671) when this JAX lacks them; returns the names installed."""
+    installed = []
+    if not hasattr(jax, "device_put_replicated"):
+        jax.device_put_replicated = lambda x, devices: replicate(x, devices)
+        installed.append("device_put_replicated")
+    if not hasattr(jax, "device_put_sharded"):
+        def device_put_sharded(shards, devices):
+            return shard(jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *shards),
+                         devices)
+        jax.device_put_sharded = device_put_sharded
+        installed.append("device_put_sharded")
+    return installed

@@ -45,7 +45,8 @@ class BatchedEnv(brax_base.Wrapper):
         first = {"data": state.pipeline_state, "obs": state.obs, "walk": state.info["walk"]}
         zeros = jnp.zeros(self.batch_size)
         info = {**state.info, "first": first, "steps": zeros, "truncation": zeros,
-                "reset_rng": jax.random.split(rng[0], self.batch_size)}
+                "reset_rng": jax.random.split(rng[0], self.batch_size),
+                "step_metrics": state.metrics}
         return state.replace(info=info)
 
     def step(self, state: brax_base.State, action: jax.Array) -> brax_base.State:
@@ -75,5 +76,6 @@ class BatchedEnv(brax_base.Wrapper):
         obs = jax.tree.map(pick, fresh.obs, state.obs)
         walk = jax.tree.map(pick, fresh.info["walk"], state.info["walk"])
         info = {**state.info, "walk": walk, "steps": jnp.where(done > 0, 0.0, steps),
-                "truncation": truncation, "reset_rng": keys[:, 1]}
+                "truncation": truncation, "reset_rng": keys[:, 1],
+                "step_metrics": state.metrics}  # what acting.generate_unroll can record
         return state.replace(pipeline_state=data, obs=obs, done=done, info=info)

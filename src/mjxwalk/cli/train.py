@@ -1,14 +1,134 @@
-"""mjxwalk-train (training lands with the training issue)."""
+"""mjxwalk-train: train a policy with PPO on thousands of MJX envs.
+
+Every TrainConfig field is an option (help from the field's docstring); a preset fills the
+defaults: 'gpu' on an accelerator, 'cpu' otherwise, 'smoke' for a quick check.
+"""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import dataclasses
+import inspect
+import json
+import os
 import sys
+import typing
+from pathlib import Path
 
-from mjxwalk.cli._common import not_available
+from mjxwalk.cli._common import quiet_imports
+
+ALIASES = {"num_envs": "--envs", "num_timesteps": "--steps"}
+HANDLED = {"env_overrides"}  # set through --set
+
+
+def field_docs(cls) -> dict[str, str]:
+    """Attribute docstrings of a dataclass (the string literal after each field)."""
+    tree = ast.parse(inspect.getsource(cls))
+    docs, body = {}, tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and \
+                isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
+            docs[node.target.id] = nxt.value.value
+    return docs
+
+
+def parser() -> argparse.ArgumentParser:
+    from mjxwalk.training.config import PRESETS, TrainConfig
+
+    p = argparse.ArgumentParser(prog="mjxwalk-train", description=__doc__,
+                                epilog="Fields left out take the preset's value.")
+    p.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                   help="defaults for every field below (default: gpu on an accelerator, else cpu)")
+    p.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<name>)")
+    p.add_argument("--name", default=None, help="run name under runs/ (default: task-robot-time)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
+                   help="override an env config field, e.g. --set 'commands={\"vx_range\": [0, 0.5]}'")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    dist = p.add_argument_group("several hosts (jax.distributed; or the usual JAX_* variables)")
+    dist.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"),
+                      help="host:port of process 0")
+    dist.add_argument("--num-processes", type=int, default=_env_int("JAX_NUM_PROCESSES"))
+    dist.add_argument("--process-id", type=int, default=_env_int("JAX_PROCESS_ID"))
+    docs = field_docs(TrainConfig)
+    hints = typing.get_type_hints(TrainConfig)
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in HANDLED:
+            continue
+        flags = [f"--{f.name.replace('_', '-')}"] + ([ALIASES[f.name]] if f.name in ALIASES else [])
+        kind = hints[f.name]
+        kw: dict = {"default": None, "help": docs.get(f.name, "")}
+        if kind is bool:
+            kw["action"] = argparse.BooleanOptionalAction
+        elif typing.get_origin(kind) is tuple:
+            kw.update(type=int, nargs="+")
+        else:
+            base = [a for a in typing.get_args(kind) if a is not type(None)] or [kind]
+            kw["type"] = base[0]
+        p.add_argument(*flags, dest=f.name, **kw)
+    return p
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name)
+    return int(value) if value else None
+
+
+def config_from_args(args) -> tuple:
+    from mjxwalk.training.config import PRESETS, TrainConfig, default_preset
+
+    preset = args.preset or default_preset()
+    config = PRESETS[preset]()
+    changes = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
+               if f.name not in HANDLED and getattr(args, f.name, None) is not None}
+    changes = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
+    overrides = []
+    for item in args.set:
+        field, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"mjxwalk-train: --set needs FIELD=JSON, got {item!r}")
+        try:
+            overrides.append((field, json.loads(value)))
+        except json.JSONDecodeError:
+            overrides.append((field, value))  # a bare string
+    if overrides:
+        changes["env_overrides"] = tuple(overrides)
+    return dataclasses.replace(config, **changes), preset
 
 
 def main(argv: list[str] | None = None) -> int:
-    return not_available("mjxwalk-train", "the training work (Brax PPO, checkpoints, export)")
+    args = parser().parse_args(argv)
+    quiet_imports()
+    import jax
+
+    if args.coordinator:
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        jax.distributed.initialize(args.coordinator, args.num_processes, args.process_id)
+    from mjxwalk.errors import MjxwalkError
+    from mjxwalk.training.run import train
+
+    try:
+        config, preset = config_from_args(args)
+        print(f"mjxwalk-train: preset {preset}, {config.num_envs} envs, {config.num_timesteps:,} "
+              f"steps on {jax.device_count()} {jax.default_backend()} device(s)"
+              + (f", budget {config.minutes} min" if config.minutes else ""))
+        result = train(config, out=args.out, name=args.name, resume=args.resume,
+                       show_progress=not args.quiet)
+    except MjxwalkError as e:
+        print(f"mjxwalk-train: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mjxwalk-train: interrupted; the last checkpoint is kept (resume with --resume)",
+              file=sys.stderr)
+        return 130
+    m = result.metrics
+    print(f"done: {result.env_steps:,} env steps ({result.stopped_by}); reward/step "
+          f"{m.get('env/reward', float('nan')):.3f}, falls/step {m.get('env/falls', float('nan')):.4f}, "
+          f"velocity error {m.get('env/lin_vel_error', float('nan')):.3f} m/s")
+    print(f"run directory: {result.run_dir} (report.png, metrics.jsonl, checkpoints/, "
+          "policy_params.msgpack)")
+    return 0
 
 
 if __name__ == "__main__":

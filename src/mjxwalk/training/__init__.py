@@ -1,0 +1,1 @@
+"""Training: PPO from brax's parts, with checkpoints that lose nothing."""

@@ -1,0 +1,44 @@
+"""Orbax checkpoints of the whole training state, written atomically.
+
+Orbax writes each step into a temporary folder and renames it when complete, so a kill at
+any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jax
+import orbax.checkpoint as ocp
+
+from mjxwalk.errors import MjxwalkError
+
+
+class CheckpointError(MjxwalkError):
+    """A checkpoint is missing or does not match the run being resumed."""
+
+
+def manager(directory: Path, keep: int) -> ocp.CheckpointManager:
+    options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=True,
+                                          enable_async_checkpointing=False)
+    return ocp.CheckpointManager(Path(directory).resolve(), options=options)
+
+
+def save(mgr: ocp.CheckpointManager, step: int, state: Any) -> None:
+    mgr.save(step, args=ocp.args.StandardSave(jax.device_get(state)))
+    mgr.wait_until_finished()
+
+
+def restore(mgr: ocp.CheckpointManager, like: Any, step: int | None = None) -> tuple[int, Any]:
+    """The latest (or given) checkpoint, with the structure of `like`."""
+    step = mgr.latest_step() if step is None else step
+    if step is None:
+        raise CheckpointError(f"no checkpoint to resume from in {mgr.directory}")
+    abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, jax.device_get(like))
+    try:
+        state = mgr.restore(step, args=ocp.args.StandardRestore(abstract))
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {step} in {mgr.directory} does not match this run's "
+                              f"networks or config: {e}") from None
+    return step, state

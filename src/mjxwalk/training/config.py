@@ -1,0 +1,127 @@
+"""Typed training configs and presets (plain functions), validated before anything compiles."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mjxwalk.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run depends on, besides the env's own config."""
+
+    task: str = "walk"
+    """Task name (see mjxwalk.list_tasks())."""
+    robot: str = "kidbot"
+    """Built-in robot name or path of a robot spec file."""
+    terrain: str = "flat"
+    """'flat' or 'rough' (rough enables the terrain curriculum)."""
+    num_envs: int = 1024
+    """Parallel environments, over all devices and hosts."""
+    num_timesteps: int = 20_000_000
+    """Environment steps to train for."""
+    minutes: float | None = None
+    """Wall-clock budget; training stops cleanly (checkpoint + export) when it runs out."""
+    episode_length: int = 1000
+    """Control steps per episode (truncation)."""
+    unroll_length: int = 20
+    """Steps collected per env before each update."""
+    batch_size: int = 256
+    """Unrolls per minibatch, over all devices."""
+    num_minibatches: int = 8
+    """Minibatches per update epoch."""
+    num_updates_per_batch: int = 4
+    """Passes over the collected data per update."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    entropy_cost: float = 1e-2
+    """Weight of the entropy bonus."""
+    discounting: float = 0.97
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clipping_epsilon: float = 0.2
+    """PPO ratio clipping."""
+    reward_scaling: float = 1.0
+    """Multiplier on rewards inside the loss."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping by global norm."""
+    normalize_observations: bool = True
+    """Running mean/std normalization of observations."""
+    policy_hidden: tuple[int, ...] = (128, 128, 128)
+    """Actor MLP layer sizes."""
+    value_hidden: tuple[int, ...] = (256, 256, 256)
+    """Critic MLP layer sizes."""
+    seed: int = 0
+    """Random seed (training is deterministic for a seed on one CPU)."""
+    log_every: int = 1
+    """Training iterations between metric records."""
+    checkpoint_every_s: float = 120.0
+    """Seconds between checkpoints (one is always written at the end)."""
+    keep_checkpoints: int = 3
+    """Checkpoints kept on disk."""
+    env_overrides: tuple[tuple[str, object], ...] = ()
+    """(field, value) overrides of the env config, e.g. (('commands', {...}),)."""
+
+    @property
+    def env_steps_per_iteration(self) -> int:
+        return self.batch_size * self.num_minibatches * self.unroll_length
+
+    def validate(self, device_count: int = 1) -> None:
+        """Raise ConfigError for any value that cannot work, before compiling anything."""
+        positive = ("num_envs", "num_timesteps", "episode_length", "unroll_length", "batch_size",
+                    "num_minibatches", "num_updates_per_batch", "log_every", "keep_checkpoints")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.learning_rate <= 0:
+            raise ConfigError("learning_rate must be > 0")
+        if not 0 < self.discounting <= 1:
+            raise ConfigError("discounting must be in (0, 1]")
+        if self.minutes is not None and self.minutes <= 0:
+            raise ConfigError("minutes must be > 0")
+        if self.num_envs % device_count:
+            raise ConfigError(f"num_envs {self.num_envs} is not divisible by the {device_count} "
+                              "devices it is spread over")
+        rollout = self.batch_size * self.num_minibatches
+        if rollout % self.num_envs:
+            raise ConfigError(f"batch_size x num_minibatches = {rollout} must be a multiple of "
+                              f"num_envs ({self.num_envs}), so every env unrolls the same number "
+                              "of times per update")
+        per_device = (rollout // self.num_envs) * (self.num_envs // device_count)
+        if per_device % self.num_minibatches:
+            raise ConfigError(f"the {per_device} unrolls each device collects do not split into "
+                              f"{self.num_minibatches} minibatches")
+
+
+def smoke() -> TrainConfig:
+    """Seconds on a CPU: for tests and for checking an install."""
+    return TrainConfig(num_envs=32, num_timesteps=4 * 32 * 8 * 4, episode_length=100,
+                       unroll_length=8, batch_size=32, num_minibatches=4,
+                       num_updates_per_batch=2, policy_hidden=(32, 32), value_hidden=(32, 32),
+                       checkpoint_every_s=1e9)
+
+
+def cpu() -> TrainConfig:
+    """A few thousand envs on a 2-core machine; about an hour to a walking policy."""
+    return TrainConfig(num_envs=1024, num_timesteps=20_000_000, batch_size=256,
+                       num_minibatches=8, unroll_length=20)
+
+
+def gpu() -> TrainConfig:
+    """One accelerator: 8192 envs, big batches."""
+    return TrainConfig(num_envs=8192, num_timesteps=200_000_000, batch_size=1024,
+                       num_minibatches=32, unroll_length=20, num_updates_per_batch=4,
+                       checkpoint_every_s=300.0)
+
+
+PRESETS = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
+"""Preset name -> function returning a TrainConfig."""
+
+
+def default_preset() -> str:
+    """'gpu' when JAX sees an accelerator, else 'cpu'."""
+    import jax
+
+    return "gpu" if jax.default_backend() in ("gpu", "tpu", "cuda", "rocm") else "cpu"

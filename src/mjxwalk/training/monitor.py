@@ -1,0 +1,112 @@
+"""What people watch during training: a progress line, JSONL and TensorBoard metrics, and a
+learning-curve PNG at the end."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+
+def human_duration(seconds: float) -> str:
+    """Simulated experience in the largest sensible unit (s, min, h, days, years)."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+class Monitor:
+    """Metrics sinks plus a live progress bar (rich) with ETA and simulated time per hour."""
+
+    def __init__(self, run_dir: Path, total_steps: int, control_dt: float, show: bool = True,
+                 start_steps: int = 0):
+        from tensorboardX import SummaryWriter
+
+        self.run_dir = Path(run_dir)
+        self.jsonl = (self.run_dir / "metrics.jsonl").open("a")
+        self.tb = SummaryWriter(str(self.run_dir))
+        self.total = total_steps
+        self.dt = control_dt
+        self.start_steps = start_steps
+        self.started = time.perf_counter()
+        self._last = (self.started, start_steps)
+        self.progress = None
+        if show:
+            from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self.progress = Progress(TextColumn("[bold]train"), BarColumn(),
+                                     TextColumn("{task.percentage:>5.1f}%"), TimeElapsedColumn(),
+                                     TextColumn("ETA"), TimeRemainingColumn(),
+                                     TextColumn("{task.fields[status]}"))
+            self.task = self.progress.add_task("train", total=total_steps, completed=start_steps,
+                                               status="compiling...")
+            self.progress.start()
+
+    def record(self, steps: int, metrics: dict[str, float], compile_s: float | None = None) -> dict:
+        now = time.perf_counter()
+        wall = now - self.started
+        # rate over the last interval: the first one includes compilation
+        last_time, last_steps = self._last
+        rate = (steps - last_steps) / (now - last_time) if now > last_time else 0.0
+        self._last = (now, steps)
+        sim_per_hour = rate * self.dt * 3600
+        row = {"env_steps": steps, "wall_s": round(wall, 2), "env_steps_per_s": round(rate, 1),
+               "sim_s_per_wall_s": round(rate * self.dt, 2),
+               **{k: float(v) for k, v in metrics.items()}}
+        if compile_s is not None:
+            row["compile_s"] = round(compile_s, 2)
+        self.jsonl.write(json.dumps(row) + "\n")
+        self.jsonl.flush()
+        for k, v in row.items():
+            if isinstance(v, float) and math.isfinite(v):
+                self.tb.add_scalar(k, v, steps)
+        self.tb.flush()
+        if self.progress is not None:
+            status = (f"{rate:,.0f} steps/s | {human_duration(sim_per_hour)} sim/h | "
+                      f"reward {metrics.get('env/reward', float('nan')):.3f}")
+            self.progress.update(self.task, completed=min(steps, self.total), status=status)
+        return row
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+        self.jsonl.close()
+        self.tb.close()
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
+    """report.png: reward per step, falls and tracking error against env steps."""
+    rows = read_metrics(run_dir)
+    if len(rows) < 2:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [r["env_steps"] for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    panels = (("env/reward", "reward per step"), ("env/falls", "falls per step"),
+              ("env/lin_vel_error", "velocity tracking error (m/s)"))
+    for ax, (key, label) in zip(axes, panels):
+        ax.plot(steps, [r.get(key, float("nan")) for r in rows])
+        ax.set_xlabel("env steps")
+        ax.set_title(label, fontsize=10)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = Path(run_dir) / "report.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,151 @@
+"""The PPO update, built from brax's parts (networks, losses, acting, gradients).
+
+brax's `ppo.train()` owns its training state and drops the optimizer state on restore
+(brax issue #655); here the whole state is ours, so a checkpoint holds all of it and a
+resumed run continues exactly. One iteration = collect `batch_size x num_minibatches`
+unrolls of `unroll_length` steps, update the observation normalizer, then
+`num_updates_per_batch` passes of minibatch gradient steps. `iteration` is pmapped over
+the local devices (and, with jax.distributed, all hosts' devices share one axis).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import optax
+from brax.training import acting, gradients
+from brax.training.acme import running_statistics, specs
+from brax.training.agents.ppo import losses as ppo_losses
+from brax.training.agents.ppo import networks as ppo_networks
+from flax import struct
+
+from mjxwalk.training.config import TrainConfig
+
+AXIS = "devices"
+"""pmap axis name shared by gradients and normalizer statistics."""
+
+
+@struct.dataclass
+class TrainingState:
+    """Everything an update changes; a checkpoint of this resumes training exactly."""
+
+    params: ppo_losses.PPONetworkParams
+    """Actor and critic weights."""
+    optimizer_state: Any
+    """Adam moments and counters."""
+    normalizer_params: running_statistics.RunningStatisticsState
+    """Observation mean/std statistics."""
+    env_steps: jax.Array
+    """Environment steps trained so far (all devices)."""
+    rng: jax.Array
+    """Random key for the next iteration."""
+
+
+def make_networks(config: TrainConfig, observation_size: dict, action_size: int):
+    normalize = (running_statistics.normalize if config.normalize_observations
+                 else lambda x, y: x)
+    return ppo_networks.make_ppo_networks(
+        observation_size, action_size, preprocess_observations_fn=normalize,
+        policy_hidden_layer_sizes=config.policy_hidden,
+        value_hidden_layer_sizes=config.value_hidden,
+        policy_obs_key="state", value_obs_key="privileged_state")
+
+
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
+                       optax.adam(config.learning_rate))
+
+
+def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.Array
+               ) -> TrainingState:
+    rng, k_policy, k_value = jax.random.split(rng, 3)
+    params = ppo_losses.PPONetworkParams(policy=networks.policy_network.init(k_policy),
+                                         value=networks.value_network.init(k_value))
+    obs_spec = {k: specs.Array(shape, jnp.dtype("float32")) for k, shape in observation_size.items()}
+    return TrainingState(params=params, optimizer_state=make_optimizer(config).init(params),
+                         normalizer_params=running_statistics.init_state(obs_spec),
+                         env_steps=jnp.zeros((), jnp.int32), rng=rng)
+
+
+def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axis: str | None):
+    """(TrainingState, env_state) -> (TrainingState, env_state, metrics), one device's work."""
+    make_policy = ppo_networks.make_inference_fn(networks)
+    optimizer = make_optimizer(config)
+    loss_fn = functools.partial(
+        ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
+        discounting=config.discounting, reward_scaling=config.reward_scaling,
+        gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
+        normalize_advantage=True)
+    update = gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis, has_aux=True)
+    # batch_size x num_minibatches unrolls over all devices, as in brax
+    unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
+
+    def minibatch_step(carry, batch, normalizer_params):
+        opt_state, params, key = carry
+        key, k_loss = jax.random.split(key)
+        (_, metrics), params, opt_state = update(params, normalizer_params, batch, k_loss,
+                                                 optimizer_state=opt_state)
+        return (opt_state, params, key), metrics
+
+    def epoch(carry, _, data, normalizer_params):
+        opt_state, params, key = carry
+        key, k_perm, k_grad = jax.random.split(key, 3)
+
+        def shuffle(x):
+            x = jax.random.permutation(k_perm, x)
+            return jnp.reshape(x, (config.num_minibatches, -1) + x.shape[1:])
+
+        (opt_state, params, _), metrics = jax.lax.scan(
+            functools.partial(minibatch_step, normalizer_params=normalizer_params),
+            (opt_state, params, k_grad), jax.tree.map(shuffle, data))
+        return (opt_state, params, key), metrics
+
+    def iteration(state: TrainingState, env_state):
+        rng, k_unroll, k_sgd = jax.random.split(state.rng, 3)
+        policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
+
+        def collect(carry, _):
+            env_state, key = carry
+            key, k = jax.random.split(key)
+            env_state, data = acting.generate_unroll(env, env_state, policy, k,
+                                                     config.unroll_length,
+                                                     extra_fields=("truncation", "step_metrics"))
+            return (env_state, key), data
+
+        (env_state, _), data = jax.lax.scan(collect, (env_state, k_unroll), None,
+                                            length=unrolls_per_env)
+        # (unrolls, unroll_length, envs, ...) -> (unrolls * envs, unroll_length, ...)
+        data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
+        data = jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
+        step_metrics = data.extras["state_extras"].pop("step_metrics")
+        normalizer = state.normalizer_params
+        if config.normalize_observations:
+            normalizer = running_statistics.update(normalizer, data.observation,
+                                                   pmap_axis_name=axis)
+        (opt_state, params, _), loss_metrics = jax.lax.scan(
+            functools.partial(epoch, data=data, normalizer_params=normalizer),
+            (state.optimizer_state, state.params, k_sgd), None,
+            length=config.num_updates_per_batch)
+        metrics = {f"loss/{k}": jnp.mean(v) for k, v in loss_metrics.items()}
+        metrics.update({f"env/{k}": jnp.mean(v) for k, v in step_metrics.items()})
+        metrics["env/reward"] = jnp.mean(data.reward)
+        metrics["env/done"] = jnp.mean(1.0 - data.discount)
+        if axis is not None:
+            metrics = jax.lax.pmean(metrics, axis)
+        steps = config.env_steps_per_iteration
+        new_state = TrainingState(params=params, optimizer_state=opt_state,
+                                  normalizer_params=normalizer,
+                                  env_steps=state.env_steps + steps, rng=rng)
+        return new_state, env_state, metrics
+
+    return iteration
+
+
+def finite(tree) -> jax.Array:
+    """True when every float leaf of `tree` is finite."""
+    leaves = [jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(tree)
+              if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating)]
+    return jnp.all(jnp.stack(leaves)) if leaves else jnp.array(True)

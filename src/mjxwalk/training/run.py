@@ -1,0 +1,170 @@
+"""`mjxwalk.train(config)`: a run directory, the PPO loop on every device, checkpoints,
+metrics, resume, a wall-clock budget and NaN safety."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from mjxwalk import compat
+from mjxwalk.errors import MjxwalkError
+from mjxwalk.training import checkpoint, monitor, ppo
+from mjxwalk.training.config import TrainConfig
+
+
+class TrainingDiverged(MjxwalkError):
+    """The loss or the parameters became NaN/inf; the last good checkpoint was kept."""
+
+
+@dataclasses.dataclass
+class TrainResult:
+    """What a finished (or budget-stopped) run produced."""
+
+    run_dir: Path
+    """runs/<name>/ with config, contract, checkpoints, metrics, report."""
+    state: ppo.TrainingState
+    """Final training state (one copy, on the host)."""
+    env_steps: int
+    """Environment steps trained in total (including before a resume)."""
+    metrics: dict[str, float]
+    """Last recorded metrics."""
+    stopped_by: str
+    """'steps' (num_timesteps reached) or 'budget' (--minutes ran out)."""
+    make_policy: Any
+    """make_policy((normalizer, policy_params, value_params), deterministic) from brax."""
+
+
+def _run_dir(out: Path | None, name: str | None, config: TrainConfig) -> Path:
+    if out is not None:
+        return Path(out)
+    name = name or f"{config.task}-{config.robot}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return Path("runs") / name
+
+
+def build_env(config: TrainConfig):
+    import mjxwalk
+
+    overrides = dict(config.env_overrides)
+    return mjxwalk.make_env(config.task, config.robot, terrain=config.terrain,
+                            episode_length=config.episode_length, **overrides)
+
+
+def _config_dict(config: TrainConfig, env) -> dict:
+    return {"train": dataclasses.asdict(config), "env": dataclasses.asdict(env.config),
+            "robot": str(env.robot.spec_path), "jax": jax.__version__,
+            "devices": jax.device_count(), "processes": jax.process_count()}
+
+
+def train(config: TrainConfig, out: str | Path | None = None, name: str | None = None,
+          resume: bool = False, show_progress: bool = True) -> TrainResult:
+    """Train `config` and return the result; `resume=True` continues the run in `out`."""
+    n_devices, local = jax.device_count(), jax.local_devices()
+    config.validate(device_count=n_devices)
+    compat.enable_compilation_cache()
+    run_dir = _run_dir(out, name, config)
+    if resume and not (run_dir / "checkpoints").is_dir():
+        raise checkpoint.CheckpointError(f"--resume: no checkpoints in {run_dir}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    primary = jax.process_index() == 0
+
+    env = build_env(config)
+    from mjxwalk.wrappers import BatchedEnv
+
+    envs_per_device = config.num_envs // n_devices
+    batched = BatchedEnv(env, envs_per_device, episode_length=config.episode_length,
+                         seed=config.seed + jax.process_index())
+    networks = ppo.make_networks(config, env.observation_size, env.action_size)
+    state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(config.seed))
+
+    if primary:
+        (run_dir / "config.json").write_text(json.dumps(_config_dict(config, env), indent=1,
+                                                        default=str))
+        (run_dir / "contract.json").write_text(env.contract.to_json())
+    mgr = checkpoint.manager(run_dir / "checkpoints", config.keep_checkpoints)
+    start_steps = 0
+    if resume:
+        start_steps, state = checkpoint.restore(mgr, state)
+        saved = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else None
+        if saved and saved["train"]["policy_hidden"] != list(config.policy_hidden):
+            raise checkpoint.CheckpointError("--resume with different network sizes than the run")
+
+    iteration = ppo.make_iteration(config, batched, networks, envs_per_device, ppo.AXIS)
+    p_iteration = jax.pmap(iteration, axis_name=ppo.AXIS, donate_argnums=(0, 1))
+    p_reset = jax.pmap(batched.reset)
+
+    key_env = jax.random.fold_in(jax.random.PRNGKey(config.seed + 1), start_steps)
+    key_env = jax.random.fold_in(key_env, jax.process_index())
+    reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
+    reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
+    env_state = p_reset(compat.shard(reset_keys, local))
+    # every device starts from the same training state; the rng differs per device so
+    # their minibatch shuffles differ
+    replicated = compat.replicate(state, local)
+    device_rngs = jax.vmap(lambda i: jax.random.fold_in(state.rng, i))(
+        jnp.arange(len(local)) + jax.process_index() * len(local))
+    replicated = replicated.replace(rng=compat.shard(device_rngs, local))
+
+    mon = monitor.Monitor(run_dir, config.num_timesteps, env.dt, show=show_progress and primary,
+                          start_steps=start_steps)
+    steps, last_save, metrics, stopped_by = start_steps, time.perf_counter(), {}, "steps"
+    started = time.perf_counter()
+    compile_s: float | None = None
+    good = jax.tree.map(lambda x: x[0], replicated)
+    it = 0
+    try:
+        while steps < config.num_timesteps:
+            t0 = time.perf_counter()
+            replicated, env_state, m = p_iteration(replicated, env_state)
+            m = jax.tree.map(lambda x: float(np.asarray(x)[0]), jax.device_get(m))
+            if compile_s is None:
+                compile_s = time.perf_counter() - t0
+            one = jax.tree.map(lambda x: x[0], replicated)
+            if not (math.isfinite(m["loss/total_loss"]) and bool(ppo.finite(one.params))):
+                raise TrainingDiverged(
+                    f"training diverged at {steps:,} env steps (loss {m['loss/total_loss']}); "
+                    f"the last good checkpoint is kept in {run_dir / 'checkpoints'}. Lower the "
+                    "learning rate or check the env for exploding rewards")
+            good = one
+            steps = int(one.env_steps)
+            it += 1
+            metrics = m
+            if it % config.log_every == 0 or steps >= config.num_timesteps:
+                mon.record(steps, m, compile_s if it == 1 else None)
+            if config.minutes is not None and time.perf_counter() - started > 60 * config.minutes:
+                stopped_by = "budget"
+                break
+            if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
+                checkpoint.save(mgr, steps, good)
+                last_save = time.perf_counter()
+    finally:
+        mon.close()
+    if primary:
+        checkpoint.save(mgr, steps, good)
+        _write_policy(run_dir, good)
+        monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
+                                             f"{config.num_envs} envs")
+        summary = {"env_steps": steps, "stopped_by": stopped_by,
+                   "wall_s": round(time.perf_counter() - started, 1),
+                   "compile_s": round(compile_s or 0.0, 1), "last_metrics": metrics}
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    from brax.training.agents.ppo import networks as ppo_networks
+
+    return TrainResult(run_dir=run_dir, state=good, env_steps=steps, metrics=metrics,
+                       stopped_by=stopped_by,
+                       make_policy=ppo_networks.make_inference_fn(networks))
+
+
+def _write_policy(run_dir: Path, state: ppo.TrainingState) -> None:
+    """The policy's parameters and normalizer (the ONNX export replaces this later)."""
+    from flax import serialization
+
+    policy = {"normalizer": state.normalizer_params, "policy": state.params.policy}
+    (run_dir / "policy_params.msgpack").write_bytes(serialization.to_bytes(jax.device_get(policy)))

@@ -1,0 +1,136 @@
+"""Training end to end: run directory, checkpoints, resume, budget, divergence, devices."""
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import jax
+import numpy as np
+import pytest
+
+import mjxwalk
+from mjxwalk.contract import PolicyContract
+from mjxwalk.training import checkpoint, ppo
+from mjxwalk.training.config import smoke
+from mjxwalk.training.run import TrainingDiverged, train
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "smoke"
+    return train(smoke(), out=out, show_progress=False)
+
+
+def test_run_directory_has_everything(smoke_run):
+    d = smoke_run.run_dir
+    cfg = smoke()
+    iterations = cfg.num_timesteps // cfg.env_steps_per_iteration
+    assert smoke_run.env_steps == cfg.num_timesteps and smoke_run.stopped_by == "steps"
+    rows = [json.loads(l) for l in (d / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == iterations
+    assert [r["env_steps"] for r in rows] == [cfg.env_steps_per_iteration * (i + 1)
+                                              for i in range(iterations)]
+    for key in ("loss/total_loss", "loss/policy_loss", "env/reward", "env/falls",
+                "env/reward/tracking_lin_vel", "env_steps_per_s", "sim_s_per_wall_s"):
+        assert key in rows[-1], key
+    assert "compile_s" in rows[0]
+    assert list(d.glob("events.out.tfevents.*")), "no TensorBoard event file"
+    assert (d / "report.png").stat().st_size > 1000
+    saved = json.loads((d / "config.json").read_text())
+    assert saved["train"]["num_envs"] == cfg.num_envs and "commands" in saved["env"]
+    contract = PolicyContract.from_json((d / "contract.json").read_text())
+    assert contract.robot == "kidbot" and contract.nu == 18
+    assert (d / "policy_params.msgpack").stat().st_size > 1000
+
+
+def _assert_same(a, b):
+    la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
+    assert len(la) == len(lb)
+    for x, y in zip(la, lb):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_checkpoint_restores_the_whole_state(smoke_run):
+    mgr = checkpoint.manager(smoke_run.run_dir / "checkpoints", 3)
+    step, restored = checkpoint.restore(mgr, smoke_run.state)
+    assert step == smoke_run.env_steps
+    # parameters, Adam moments and count, normalizer statistics, step counter and rng
+    _assert_same(restored, smoke_run.state)
+    cfg = smoke()
+    updates = cfg.num_timesteps // cfg.env_steps_per_iteration * cfg.num_minibatches * \
+        cfg.num_updates_per_batch
+    assert int(restored.optimizer_state[1][0].count) == updates  # Adam's state came back
+    assert float(np.asarray(restored.normalizer_params.std["state"]).min()) > 0
+
+
+def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
+    d = tmp_path / "resumed"
+    shutil.copytree(smoke_run.run_dir, d)
+    cfg = dataclasses.replace(smoke(), num_timesteps=smoke().num_timesteps + 2 * smoke().env_steps_per_iteration)
+    result = train(cfg, out=d, resume=True, show_progress=False)
+    assert result.env_steps == cfg.num_timesteps
+    rows = [json.loads(l) for l in (d / "metrics.jsonl").read_text().splitlines()]
+    new = [r["env_steps"] for r in rows if r["env_steps"] > smoke_run.env_steps]
+    assert new == [smoke_run.env_steps + smoke().env_steps_per_iteration * i for i in (1, 2)]
+    # the optimizer continued: Adam's step count grew by 2 iterations' worth of updates
+    count = lambda s: int(s.optimizer_state[1][0].count)
+    per_iteration = smoke().num_minibatches * smoke().num_updates_per_batch
+    assert count(result.state) == count(smoke_run.state) + 2 * per_iteration
+
+
+def test_divergence_stops_and_keeps_the_last_good_checkpoint(smoke_run, tmp_path):
+    d = tmp_path / "diverging"
+    shutil.copytree(smoke_run.run_dir, d)
+    cfg = dataclasses.replace(smoke(), num_timesteps=2 * smoke().num_timesteps,
+                              env_overrides=(("rewards", {"alive": float("nan")}),))
+    with pytest.raises(TrainingDiverged, match="last good checkpoint is kept"):
+        train(cfg, out=d, resume=True, show_progress=False)
+    mgr = checkpoint.manager(d / "checkpoints", 3)
+    step, restored = checkpoint.restore(mgr, smoke_run.state)
+    assert step == smoke_run.env_steps
+    _assert_same(restored.params, smoke_run.state.params)
+
+
+def test_budget_ends_cleanly(tmp_path):
+    cfg = dataclasses.replace(smoke(), num_timesteps=10 ** 9, minutes=1e-4)
+    result = train(cfg, out=tmp_path / "budget", show_progress=False)
+    assert result.stopped_by == "budget"
+    assert result.env_steps == smoke().env_steps_per_iteration  # stopped after one iteration
+    assert checkpoint.manager(tmp_path / "budget" / "checkpoints", 3).latest_step() == result.env_steps
+    assert (tmp_path / "budget" / "policy_params.msgpack").exists()
+
+
+def test_resume_without_checkpoints(tmp_path):
+    with pytest.raises(checkpoint.CheckpointError, match="no checkpoints"):
+        train(smoke(), out=tmp_path / "empty", resume=True, show_progress=False)
+
+
+def test_cli_smoke_run(tmp_path, capsys):
+    from mjxwalk.cli.train import main
+
+    rc = main(["--preset", "smoke", "--steps", "1024", "--out", str(tmp_path / "cli"), "--quiet"])
+    assert rc == 0
+    assert "done: 1,024 env steps" in capsys.readouterr().out
+    rc = main(["--preset", "smoke", "--envs", "48", "--out", str(tmp_path / "bad"), "--quiet"])
+    assert rc == 2
+    assert "must be a multiple of num_envs" in capsys.readouterr().err
+
+
+def test_two_devices(tmp_path):
+    """brax's multi-device path (pmap over 2 forced host devices) trains end to end."""
+    code = textwrap.dedent(f"""
+        import jax, mjxwalk
+        from mjxwalk.training.config import smoke
+        assert jax.device_count() == 2
+        r = mjxwalk.train(smoke(), out={str(tmp_path / 'two')!r}, show_progress=False)
+        print("steps", r.env_steps, "devices", jax.device_count())
+    """)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert f"steps {smoke().num_timesteps} devices 2" in r.stdout
