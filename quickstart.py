@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up everything mjxwalk needs on a fresh machine, then run the main job or the tests.
 
-    python3 quickstart.py          # the main job on built-in defaults
+    python3 quickstart.py          # the main job: train a walking policy on built-in defaults
     python3 quickstart.py test     # the test suite
 
 Creates ./.venv (once), installs the package and its dependencies into it (again only when
@@ -50,8 +50,9 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     if job == "test":
         cmd = [str(BIN / "python"), "-m", "pytest", *extra]
-    else:
-        cmd = [str(BIN / "mjxwalk-demo"), *extra]
+    else:  # the cpu preset on a CPU (gpu on an accelerator), with a budget one can wait for
+        has_budget = any(a.startswith("--minutes") for a in extra)
+        cmd = [str(BIN / "mjxwalk-train"), *([] if has_budget else ["--minutes", "10"]), *extra]
     print("[quickstart] " + " ".join(cmd), flush=True)
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode
 

@@ -134,3 +134,41 @@ def test_two_devices(tmp_path):
                        timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"steps {smoke().num_timesteps} devices 2" in r.stdout
+
+
+
+def test_resume_with_other_networks_is_refused(smoke_run, tmp_path):
+    d = tmp_path / "other"
+    shutil.copytree(smoke_run.run_dir, d)
+    cfg = dataclasses.replace(smoke(), policy_hidden=(16,))
+    with pytest.raises(checkpoint.CheckpointError, match="policy_hidden"):
+        train(cfg, out=d, resume=True, show_progress=False)
+
+
+def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
+    """SIGKILL in the middle of training (checkpointing every iteration): the finished
+    checkpoints stay readable and --resume continues from the newest one."""
+    import signal
+    import time
+
+    d = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--preset", "smoke", "--steps", str(10 ** 7),
+           "--checkpoint-every-s", "0", "--out", str(d), "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    ckpt = d / "checkpoints"
+    while time.time() < deadline:
+        done = [p for p in ckpt.glob("[0-9]*")] if ckpt.exists() else []
+        if len(done) >= 2:
+            break
+        assert proc.poll() is None, proc.stderr.read()[-2000:]
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    mgr = checkpoint.manager(ckpt, 3)
+    latest = mgr.latest_step()
+    assert latest is not None and latest >= smoke().env_steps_per_iteration
+    step, _ = checkpoint.restore(mgr, smoke_run.state)
+    cfg = dataclasses.replace(smoke(), num_timesteps=step + smoke().env_steps_per_iteration)
+    result = train(cfg, out=d, resume=True, show_progress=False)
+    assert result.env_steps == step + smoke().env_steps_per_iteration

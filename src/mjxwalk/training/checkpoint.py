@@ -20,9 +20,15 @@ class CheckpointError(MjxwalkError):
 
 
 def manager(directory: Path, keep: int) -> ocp.CheckpointManager:
-    options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=True,
-                                          enable_async_checkpointing=False)
-    return ocp.CheckpointManager(Path(directory).resolve(), options=options)
+    """A manager that only process 0 uses: every process holds the same (replicated)
+    training state, so one writer is enough and no cross-host barrier is needed."""
+    directory = Path(directory).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    options = ocp.CheckpointManagerOptions(
+        max_to_keep=keep, create=False, enable_async_checkpointing=False,
+        multiprocessing_options=ocp.options.MultiprocessingOptions(primary_host=0,
+                                                                   active_processes={0}))
+    return ocp.CheckpointManager(directory, options=options)
 
 
 def save(mgr: ocp.CheckpointManager, step: int, state: Any) -> None:

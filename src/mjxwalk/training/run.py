@@ -84,17 +84,27 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
     networks = ppo.make_networks(config, env.observation_size, env.action_size)
     state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(config.seed))
 
+    saved_path = run_dir / "config.json"
+    if resume and saved_path.exists():
+        saved = json.loads(saved_path.read_text())["train"]
+        for key in ("policy_hidden", "value_hidden", "task", "robot"):
+            if saved[key] != json.loads(json.dumps(getattr(config, key))):
+                raise checkpoint.CheckpointError(
+                    f"--resume with {key} {getattr(config, key)!r}, but the run in {run_dir} "
+                    f"was trained with {saved[key]!r}")
     if primary:
-        (run_dir / "config.json").write_text(json.dumps(_config_dict(config, env), indent=1,
-                                                        default=str))
+        saved_path.write_text(json.dumps(_config_dict(config, env), indent=1, default=str))
         (run_dir / "contract.json").write_text(env.contract.to_json())
-    mgr = checkpoint.manager(run_dir / "checkpoints", config.keep_checkpoints)
+    mgr = checkpoint.manager(run_dir / "checkpoints", config.keep_checkpoints) if primary else None
     start_steps = 0
     if resume:
-        start_steps, state = checkpoint.restore(mgr, state)
-        saved = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else None
-        if saved and saved["train"]["policy_hidden"] != list(config.policy_hidden):
-            raise checkpoint.CheckpointError("--resume with different network sizes than the run")
+        if primary:
+            start_steps, state = checkpoint.restore(mgr, state)
+        if jax.process_count() > 1:  # the other hosts take process 0's copy
+            from jax.experimental import multihost_utils
+
+            start_steps, state = multihost_utils.broadcast_one_to_all((start_steps, state))
+            start_steps = int(start_steps)
 
     iteration = ppo.make_iteration(config, batched, networks, envs_per_device, ppo.AXIS)
     p_iteration = jax.pmap(iteration, axis_name=ppo.AXIS, donate_argnums=(0, 1))

@@ -1,0 +1,35 @@
+"""Learning really happens: a short run improves the episode return clearly."""
+
+import pytest
+
+from mjxwalk.training import evaluate, ppo
+from mjxwalk.training.config import TrainConfig
+from mjxwalk.training.run import build_env, train
+
+import jax
+
+# A small task: forward commands up to 0.3 m/s, no model randomization or pushes, 4 s
+# episodes. 300k steps take about 2 minutes on 2 CPU cores.
+CONFIG = TrainConfig(
+    num_envs=128, num_timesteps=300_000, episode_length=200, unroll_length=20, batch_size=64,
+    num_minibatches=4, num_updates_per_batch=4, policy_hidden=(64, 64), value_hidden=(128, 128),
+    learning_rate=1e-3, checkpoint_every_s=1e9,
+    env_overrides=(("randomization", {"enabled": False}), ("pushes", {"enabled": False}),
+                   ("commands", {"vx_range": (0.0, 0.3), "vy_range": (0.0, 0.0),
+                                 "yaw_rate_range": (0.0, 0.0)})))
+
+
+def test_episode_return_rises_well_above_the_untrained_policy(tmp_path):
+    result = train(CONFIG, out=tmp_path / "learn", show_progress=False)
+    env = build_env(CONFIG)
+    networks = ppo.make_networks(CONFIG, env.observation_size, env.action_size)
+    untrained = ppo.init_state(CONFIG, networks, env.observation_size,
+                               jax.random.PRNGKey(CONFIG.seed))
+    # PPO improves the stochastic policy it samples from: compare that policy's returns.
+    before = evaluate.evaluate(env, result.make_policy, untrained, deterministic=False)
+    after = evaluate.evaluate(env, result.make_policy, result.state, deterministic=False)
+    # Measured here: 71 -> 175 (x2.5) with every untrained episode ending in a fall. x1.5 is
+    # far outside seed-to-seed noise of an untrained policy and well under what training gives.
+    assert before["fall_rate"] > 0.9
+    assert after["episode_return"] > 1.5 * before["episode_return"], (before, after)
+    assert after["fall_rate"] < before["fall_rate"]
