@@ -133,6 +133,41 @@ def randomization_sweep(robot, terrain: str, batches: list[int], steps: int, rep
     return results
 
 
+def training_sweep(robot, batches: list[int], iterations: int = 4,
+                   log: Callable[[str], None] = print) -> list[Timing]:
+    """PPO training throughput (collection + updates) against the batched env alone, with
+    the cpu preset's learner settings at each batch size."""
+    import dataclasses
+    import tempfile
+
+    import mjxwalk
+    from mjxwalk.training.config import cpu
+    from mjxwalk.training.monitor import read_metrics
+
+    results = []
+    for batch in batches:
+        config = dataclasses.replace(cpu(), robot=str(robot.spec_path), num_envs=batch,
+                                     batch_size=max(1, batch // 4), num_minibatches=8,
+                                     checkpoint_every_s=1e9)
+        config = dataclasses.replace(config, num_timesteps=iterations * config.env_steps_per_iteration)
+        env = mjxwalk.make_env("walk", robot)
+        t = time_batched_env(env, batch, config.unroll_length, what="batched_env")
+        results.append(t)
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            mjxwalk.train(config, out=tmp, show_progress=False)
+            rows = read_metrics(tmp)
+            total = time.perf_counter() - start
+        rate = statistics.median(r["env_steps_per_s"] for r in rows[1:])  # first has compile
+        physics = rate * env.n_substeps
+        results.append(Timing("training", batch, env.n_substeps, config.env_steps_per_iteration,
+                              rows[0].get("compile_s", total), config.env_steps_per_iteration / rate,
+                              physics, rate, rate * env.dt))
+        log(f"batch {batch:5d}: env alone {t.env_steps_per_s:8.0f} env steps/s, PPO training "
+            f"{rate:8.0f} env steps/s ({100 * rate / t.env_steps_per_s:.0f}%)")
+    return results
+
+
 def time_mjx_step(env, batch: int, steps: int, repeats: int = 3, seed: int = 0) -> Timing:
     """Raw `mjx.step` on the env's own compiled scene, same batch and start states."""
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(seed), batch))
@@ -221,7 +256,9 @@ def plot(results: list[Timing], path, title: str) -> None:
     for what, label in (("mjx_step", "raw mjx.step"), ("env_step", "walk env (incl. physics)"),
                         ("mujoco_c", "MuJoCo C rollout, all cores"),
                         ("randomization_off", "batched walk env, randomization off"),
-                        ("randomization_on", "batched walk env, all randomization on")):
+                        ("randomization_on", "batched walk env, all randomization on"),
+                        ("batched_env", "batched walk env alone"),
+                        ("training", "PPO training (collect + update)")):
         rows = sorted((t.batch, t.physics_steps_per_s) for t in results if t.what == what)
         if rows:
             ax.plot(*zip(*rows), marker="o", label=label)

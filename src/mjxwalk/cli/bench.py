@@ -28,6 +28,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mujoco-c", action="store_true", help="skip the MuJoCo C comparison")
     p.add_argument("--randomization", action="store_true",
                    help="instead: the batched training env with all randomization off vs on")
+    p.add_argument("--training", action="store_true",
+                   help="instead: PPO training env steps/s against the batched env's own")
     p.add_argument("--out", type=Path, default=None, help="write results as JSON here (and a PNG beside it)")
     return p
 
@@ -45,7 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     substeps = args.substeps or [robot.n_substeps]
     started = time.time()
     results, overhead = [], {}
-    if args.randomization:
+    if args.training:
+        substeps = [robot.n_substeps]
+        results = bench.training_sweep(robot, args.batch)
+        by = {(r.what, r.batch): r for r in results}
+        for batch in args.batch:
+            overhead[f"training_share,batch={batch}"] = \
+                by["training", batch].env_steps_per_s / by["batched_env", batch].env_steps_per_s
+    elif args.randomization:
         substeps = [robot.n_substeps]
         results = bench.randomization_sweep(robot, args.terrain, args.batch, args.steps, args.repeats)
         by = {(r.what, r.batch): r for r in results}
@@ -54,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 by["randomization_off", batch].env_steps_per_s
             overhead[f"randomization,batch={batch}"] = slower
             print(f"   all randomization on is {100 * slower:+.1f}% slower at batch {batch}")
-    for n in ([] if args.randomization else substeps):
+    for n in ([] if args.randomization or args.training else substeps):
         spec = dataclasses.replace(robot, timestep=robot.control_period / n)
         env = mjxwalk.make_env("walk", spec, terrain=args.terrain)
         print(f"== {robot.name}, {args.terrain}, {n} substeps of {spec.timestep * 1e3:.2f} ms")
@@ -64,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             overhead[f"substeps={n},batch={batch}"] = extra
             print(f"   env overhead over raw physics at batch {batch}: {100 * extra:+.1f}%")
     report = {
-        "benchmark": ("batched walk env, randomization off vs on" if args.randomization
+        "benchmark": ("PPO training vs the batched env alone" if args.training
+                      else "batched walk env, randomization off vs on" if args.randomization
                       else "walk env vs raw mjx.step vs MuJoCo C"),
         "command": "mjxwalk-bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "config": {"robot": robot.name, "terrain": args.terrain, "batches": args.batch,
@@ -81,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         title = f"{robot.name} walk env, {args.terrain}, {report['versions']['jax_backend']}"
         if args.randomization:
             title += ", randomization off vs on"
+        if args.training:
+            title += ", training vs env"
         bench.plot([r for r in results if r.substeps == substeps[0]], args.out.with_suffix(".png"),
                    title + f", {substeps[0]} substeps")
         print(f"wrote {args.out} and {args.out.with_suffix('.png')}")
