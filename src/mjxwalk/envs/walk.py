@@ -134,8 +134,6 @@ class WalkEnv(brax_base.Env):
         self._action_scale = jnp.asarray(robot.array("action_scale"), jnp.float32)
         self._lower = jnp.asarray(robot.array("range")[:, 0], jnp.float32)
         self._upper = jnp.asarray(robot.array("range")[:, 1], jnp.float32)
-        self._kp = jnp.asarray(robot.array("kp"), jnp.float32)
-        self._kd = jnp.asarray(robot.array("kd"), jnp.float32)
         self._torque_limit = jnp.asarray(robot.array("torque_limit"), jnp.float32)
         self._weight = float(mj_model.body_subtreemass[1] * 9.81)
         self._gravity_block = (self.contract.block_slice("gravity"),

@@ -6,6 +6,34 @@ import jax
 import jax.numpy as jnp
 
 
+def first_episode(batched, policy, key: jax.Array, steps: int, record):
+    """Roll `policy` out for `steps` from fresh resets of `batched`.
+
+    Returns `record(state)` stacked over steps and the mask of envs still in their first
+    episode when each step began, both shaped (steps, num_envs).
+    """
+
+    @jax.jit
+    def run(key):
+        env_state = batched.reset(jax.random.split(key, batched.batch_size))
+
+        def body(carry, k):
+            s, alive = carry
+            action, _ = policy(s.obs, k)
+            s = batched.step(s, action)
+            return (s, alive * (1.0 - s.done)), (record(s), alive)
+
+        init = (env_state, jnp.ones(batched.batch_size))
+        return jax.lax.scan(body, init, jax.random.split(key, steps))[1]
+
+    return run(key)
+
+
+def _policy(make_policy, state, deterministic: bool):
+    return make_policy((state.normalizer_params, state.params.policy, state.params.value),
+                       deterministic=deterministic)
+
+
 def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = None,
              seed: int = 123, deterministic: bool = True) -> dict[str, float]:
     """Run the policy for `steps` control steps (default: one episode) from fresh resets;
@@ -14,30 +42,12 @@ def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = No
 
     steps = steps or env.config.episode_length
     batched = BatchedEnv(env, num_envs, episode_length=steps, seed=seed)
-    policy = make_policy((state.normalizer_params, state.params.policy, state.params.value),
-                         deterministic=deterministic)
-
-    @jax.jit
-    def run(key):
-        env_state = batched.reset(jax.random.split(key, num_envs))
-
-        def body(carry, k):
-            s, alive, ret = carry
-            action, _ = policy(s.obs, k)
-            s = batched.step(s, action)
-            ret = ret + alive * s.reward
-            stats = (s.metrics["falls"] * alive, s.metrics["lin_vel_error"], alive)
-            alive = alive * (1.0 - s.done)
-            return (s, alive, ret), stats
-
-        init = (env_state, jnp.ones(num_envs), jnp.zeros(num_envs))
-        (_, _, ret), (falls, error, alive) = jax.lax.scan(body, init,
-                                                          jax.random.split(key, steps))
-        return ret, falls, error, alive
-
-    ret, falls, error, alive = run(jax.random.PRNGKey(seed))
+    (reward, falls, error), alive = first_episode(
+        batched, _policy(make_policy, state, deterministic), jax.random.PRNGKey(seed), steps,
+        lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]))
+    falls = falls * alive
     minutes = steps * env.dt / 60
-    return {"episode_return": float(jnp.mean(ret)),
+    return {"episode_return": float(jnp.mean(jnp.sum(reward * alive, axis=0))),
             "fall_rate": float(jnp.mean(jnp.sum(falls, axis=0) > 0)),
             "falls_per_minute": float(jnp.sum(falls) / num_envs / minutes),
             "lin_vel_error": float(jnp.sum(error * alive) / jnp.maximum(jnp.sum(alive), 1))}
@@ -51,40 +61,31 @@ SCENARIOS = {
 """Fixed commands the walk report evaluates, one 20 s episode each."""
 
 
+def _forward_and_yaw(s):
+    """Root forward speed in its own frame, world yaw rate, falls."""
+    lin = jnp.einsum("bij,bi->bj", s.data.xmat[:, 1], s.data.qvel[:, 0:3])
+    return lin[:, 0], s.data.qvel[:, 5], s.metrics["falls"]
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under full randomization: mean forward speed and yaw rate against the
     command, share of episodes with a fall, falls per minute."""
-    from mjxwalk.training.run import build_env
-    from mjxwalk.wrappers import BatchedEnv
     import dataclasses
 
+    from mjxwalk.training.run import build_env
+    from mjxwalk.wrappers import BatchedEnv
+
     report = {}
+    policy = _policy(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
         overrides = dict(config.env_overrides)
         overrides["commands"] = {**command, "zero_probability": 0.0, "resample_period": 1e6}
-        cfg = dataclasses.replace(config, env_overrides=tuple(overrides.items()))
-        env = build_env(cfg)
+        env = build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
         steps = int(round(seconds / env.dt))
         batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-        policy = make_policy((state.normalizer_params, state.params.policy, state.params.value),
-                             deterministic=True)
-
-        @jax.jit
-        def run(key):
-            s = batched.reset(jax.random.split(key, num_envs))
-
-            def body(carry, k):
-                s, alive = carry
-                action, _ = policy(s.obs, k)
-                s = batched.step(s, action)
-                lin = jnp.einsum("bij,bi->bj", s.data.xmat[:, 1], s.data.qvel[:, 0:3])
-                out = (lin[:, 0], s.data.qvel[:, 5], s.metrics["falls"] * alive, alive)
-                return (s, alive * (1.0 - s.done)), out
-
-            _, out = jax.lax.scan(body, (s, jnp.ones(num_envs)), jax.random.split(key, steps))
-            return out
-
-        vx, yaw, falls, alive = run(jax.random.PRNGKey(0))
+        (vx, yaw, falls), alive = first_episode(batched, policy, jax.random.PRNGKey(0), steps,
+                                                _forward_and_yaw)
+        falls = falls * alive
         weight = jnp.maximum(jnp.sum(alive), 1.0)
         report[name] = {
             "command_vx": command["vx_range"][0], "command_yaw_rate": command["yaw_rate_range"][0],
