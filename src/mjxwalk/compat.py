@@ -92,6 +92,32 @@ def replicate(tree, devices):
     return shard(stacked, devices)
 
 
+def host_barrier(name: str, timeout_s: float = 3600.0) -> None:
+    """Wait until every process of a jax.distributed run reaches `name`; no-op alone.
+
+    Goes through the coordinator's key-value store, not through a collective: gloo gives
+    up building its context when processes reach their first collective more than 30 s
+    apart (one compiling longer than the other), so they meet here first.
+    """
+    if jax.process_count() == 1:
+        return
+    from jax._src import distributed  # the runtime client has no public accessor
+
+    client = distributed.global_state.client
+    if client is None:
+        raise RuntimeError("several JAX processes but no distributed client; call "
+                           "jax.distributed.initialize first")
+    client.wait_at_barrier(f"mjxwalk/{name}", timeout_in_ms=int(timeout_s * 1000))
+
+
+def initialize_distributed(coordinator: str, num_processes: int | None,
+                           process_id: int | None) -> None:
+    """jax.distributed.initialize with CPU collectives over gloo (JAX's CPU default is
+    none, which makes cross-process collectives fail)."""
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator, num_processes, process_id)
+
+
 def install_brax_shims() -> list[str]:
     """Give JAX back `device_put_replicated` / `device_put_sharded` for brax's `ppo.train`
     (brax issue #671) when this JAX lacks them; returns the names installed."""

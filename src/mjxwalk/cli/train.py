@@ -103,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     import jax
 
     if args.coordinator:
-        jax.config.update("jax_cpu_collectives_implementation", "gloo")
-        jax.distributed.initialize(args.coordinator, args.num_processes, args.process_id)
+        from mjxwalk import compat
+
+        compat.initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     from mjxwalk.errors import MjxwalkError
     from mjxwalk.training.run import train
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 import orbax.checkpoint as ocp
+from flax import serialization
 
 from mjxwalk.errors import MjxwalkError
 
@@ -31,8 +33,14 @@ def manager(directory: Path, keep: int) -> ocp.CheckpointManager:
     return ocp.CheckpointManager(directory, options=options)
 
 
+def _host_tree(state: Any) -> dict:
+    """Nested dicts of numpy arrays: orbax refuses process-local jax.Arrays in a multi-host
+    run, and some brax leaves (UInt64 counters) turn back into jax.Arrays when rebuilt."""
+    return jax.tree.map(np.asarray, serialization.to_state_dict(jax.device_get(state)))
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state: Any) -> None:
-    mgr.save(step, args=ocp.args.StandardSave(jax.device_get(state)))
+    mgr.save(step, args=ocp.args.StandardSave(_host_tree(state)))
     mgr.wait_until_finished()
 
 
@@ -41,9 +49,10 @@ def restore(mgr: ocp.CheckpointManager, like: Any, step: int | None = None) -> t
     step = mgr.latest_step() if step is None else step
     if step is None:
         raise CheckpointError(f"no checkpoint to resume from in {mgr.directory}")
-    abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, jax.device_get(like))
+    abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _host_tree(like))
     try:
-        state = mgr.restore(step, args=ocp.args.StandardRestore(abstract))
+        restored = mgr.restore(step, args=ocp.args.StandardRestore(abstract))
+        state = serialization.from_state_dict(like, restored)
     except (ValueError, KeyError, TypeError) as e:
         raise CheckpointError(f"checkpoint {step} in {mgr.directory} does not match this run's "
                               f"networks or config: {e}") from None

@@ -103,6 +103,7 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
         if jax.process_count() > 1:  # the other hosts take process 0's copy
             from jax.experimental import multihost_utils
 
+            compat.host_barrier("restored")
             start_steps, state = multihost_utils.broadcast_one_to_all((start_steps, state))
             start_steps = int(start_steps)
 
@@ -122,20 +123,28 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
         jnp.arange(len(local)) + jax.process_index() * len(local))
     replicated = replicated.replace(rng=compat.shard(device_rngs, local))
 
+    if show_progress and primary:
+        print("compiling the training step (the persistent cache makes later runs quicker)...",
+              flush=True)
+    started = time.perf_counter()  # the budget counts compilation too
+    if jax.process_count() > 1:
+        # compile once ahead (filling the compilation cache), then meet: gloo drops a
+        # collective whose processes arrive more than 30 s apart, and compile times differ
+        p_iteration.lower(replicated, env_state).compile()
+        compat.host_barrier("compiled")
+    compile_s: float | None = None
+
     mon = monitor.Monitor(run_dir, config.num_timesteps, env.dt, show=show_progress and primary,
                           start_steps=start_steps)
     steps, last_save, metrics, stopped_by = start_steps, time.perf_counter(), {}, "steps"
-    started = time.perf_counter()
-    compile_s: float | None = None
     good = jax.tree.map(lambda x: x[0], replicated)
     it = 0
     try:
         while steps < config.num_timesteps:
-            t0 = time.perf_counter()
             replicated, env_state, m = p_iteration(replicated, env_state)
             m = jax.tree.map(lambda x: float(np.asarray(x)[0]), jax.device_get(m))
-            if compile_s is None:
-                compile_s = time.perf_counter() - t0
+            if compile_s is None:  # the first iteration is mostly compilation
+                compile_s = time.perf_counter() - started
             one = jax.tree.map(lambda x: x[0], replicated)
             if not (math.isfinite(m["loss/total_loss"]) and bool(ppo.finite(one.params))):
                 raise TrainingDiverged(
@@ -148,7 +157,9 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
             metrics = m
             if it % config.log_every == 0 or steps >= config.num_timesteps:
                 mon.record(steps, m, compile_s if it == 1 else None)
-            if config.minutes is not None and time.perf_counter() - started > 60 * config.minutes:
+            over_budget = config.minutes is not None and \
+                time.perf_counter() - started > 60 * config.minutes
+            if _all_processes_agree(over_budget):
                 stopped_by = "budget"
                 break
             if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
@@ -170,6 +181,16 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
     return TrainResult(run_dir=run_dir, state=good, env_steps=steps, metrics=metrics,
                        stopped_by=stopped_by,
                        make_policy=ppo_networks.make_inference_fn(networks))
+
+
+def _all_processes_agree(flag: bool) -> bool:
+    """Process 0's `flag` on every process: clocks differ between hosts, and a process
+    that stops alone would leave the others waiting in their next collective."""
+    if jax.process_count() == 1:
+        return flag
+    from jax.experimental import multihost_utils
+
+    return bool(multihost_utils.broadcast_one_to_all(np.bool_(flag)))
 
 
 def _write_policy(run_dir: Path, state: ppo.TrainingState) -> None:
