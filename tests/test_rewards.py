@@ -39,7 +39,8 @@ def test_penalties():
 
 def test_feet_air_time_paid_at_touch_down_only_when_moving():
     air, first = A([0.4, 0.1]), A([True, False])
-    close(rewards.feet_air_time(air, first, A([0.3, 0.0, 0.0]), 0.25), 0.15)  # 0.4 - 0.25
+    close(rewards.feet_air_time(air, first, A([0.3, 0.0, 0.0]), 0.25), 0.25)  # capped at 0.25
+    close(rewards.feet_air_time(A([0.1, 0.4]), first, A([0.3, 0.0, 0.0]), 0.25), 0.1)
     close(rewards.feet_air_time(air, first, A([0.0, 0.0, 0.0]), 0.25), 0.0)
 
 
@@ -58,3 +59,17 @@ def test_termination_and_alive():
     close(rewards.termination(A(True)), 1.0)
     close(rewards.termination(A(False)), 0.0)
     close(rewards.alive(), 1.0)
+
+
+def test_feet_phase_follows_the_clock():
+    walk = A([0.3, 0.0, 0.0])
+    # phase π/2: left foot at the top of its swing (target 0.03), right foot planted (0)
+    close(rewards.feet_phase(A([0.03, 0.0]), math.pi / 2, walk, 0.03, 4e-4), 1.0)
+    # the opposite feet lifted: error 0.03 on each foot -> exp(-0.0018 / 4e-4)
+    close(rewards.feet_phase(A([0.0, 0.03]), math.pi / 2, walk, 0.03, 4e-4), math.exp(-4.5))
+    # half a cycle later the right foot swings
+    close(rewards.feet_phase(A([0.0, 0.03]), 3 * math.pi / 2, walk, 0.03, 4e-4), 1.0)
+    # commanded to stand, both feet should stay down whatever the clock says
+    close(rewards.feet_phase(A([0.0, 0.0]), math.pi / 2, A([0.0, 0.0, 0.0]), 0.03, 4e-4), 1.0)
+    close(rewards.feet_phase(A([0.02, 0.0]), math.pi / 2, A([0.0, 0.0, 0.0]), 0.03, 4e-4),
+          math.exp(-1.0))

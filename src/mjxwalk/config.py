@@ -175,9 +175,9 @@ class TerrainLayout:
 class RewardScales:
     """Weight of each reward term (names equal the functions in `mjxwalk.rewards`)."""
 
-    tracking_lin_vel: float = 1.5
+    tracking_lin_vel: float = 2.0
     """Following the planar velocity command."""
-    tracking_ang_vel: float = 0.8
+    tracking_ang_vel: float = 1.0
     """Following the yaw rate command."""
     lin_vel_z: float = -0.5
     """Vertical bouncing of the torso."""
@@ -185,12 +185,14 @@ class RewardScales:
     """Roll and pitch rates of the torso."""
     orientation: float = -2.0
     """Torso tilt."""
-    torques: float = -1e-3
+    torques: float = -2e-4
     """Squared actuator torques."""
     action_rate: float = -0.01
     """Change of the action between steps."""
     feet_air_time: float = 1.0
-    """Steps of the target duration, paid at touch-down."""
+    """Air time of each step (up to the target duration), paid at touch-down."""
+    feet_phase: float = 1.0
+    """Feet lifting and landing with the gait clock."""
     feet_slip: float = -0.1
     """Feet sliding on the ground."""
     pose: float = -0.05
@@ -227,10 +229,18 @@ class WalkConfig:
     """Command ranges and resampling."""
     rewards: RewardScales = RewardScales()
     """Reward term weights."""
-    tracking_sigma: float = 0.25
-    """Width of the velocity tracking kernels, (m/s)² and (rad/s)²."""
-    feet_air_time_target: float = 0.25
-    """Step duration rewarded by feet_air_time, s."""
+    tracking_sigma: float = 0.06
+    """Width of the planar velocity tracking kernel, (m/s)². Narrow enough that standing
+    still under a 0.3 m/s command earns a fifth of the tracking reward."""
+    yaw_tracking_sigma: float = 0.25
+    """Width of the yaw rate tracking kernel, (rad/s)²."""
+    feet_air_time_target: float = 0.3
+    """Air time per step up to which feet_air_time pays, s (half a gait cycle at 1.5 Hz
+    is 0.33 s)."""
+    swing_height: float = 0.03
+    """Peak foot clearance the gait clock asks of a swinging foot, m."""
+    feet_phase_sigma: float = 4e-4
+    """Width of the feet_phase kernel, m² (2 cm of error costs a factor e)."""
     fall_height_fraction: float = 0.6
     """A fall: torso below this fraction of its standing height above the ground."""
     fall_tilt: float = 0.9
@@ -270,6 +280,9 @@ class WalkConfig:
             (0 < self.fall_height_fraction < 1, "fall_height_fraction must be in (0, 1)"),
             (0 < self.fall_tilt < 3.2, "fall_tilt must be in (0, pi) rad"),
             (self.tracking_sigma > 0, "tracking_sigma must be > 0"),
+            (self.yaw_tracking_sigma > 0, "yaw_tracking_sigma must be > 0"),
+            (self.feet_phase_sigma > 0, "feet_phase_sigma must be > 0"),
+            (self.swing_height >= 0, "swing_height must be >= 0"),
             (0 <= self.commands.zero_probability <= 1, "commands.zero_probability must be in [0, 1]"),
             (self.commands.resample_period > 0, "commands.resample_period must be > 0"),
             (all(lo <= hi for lo, hi in zip(self.commands.low, self.commands.high)),

@@ -46,9 +46,25 @@ def action_rate(action, last_action):
 
 
 def feet_air_time(air_time, first_contact, command, target):
-    """Reward steps of about `target` seconds, paid at touch-down, only when asked to move."""
+    """Air time of each step up to `target` seconds, paid at touch-down, only when asked
+    to move. Capped rather than centred on the target, so that the short, clumsy first
+    steps of exploration earn a little instead of a penalty."""
     moving = jnp.linalg.norm(command) > 0.05
-    return jnp.sum((air_time - target) * first_contact) * moving
+    return jnp.sum(jnp.minimum(air_time, target) * first_contact) * moving
+
+
+def feet_phase(clearance, phase, command, swing_height, sigma):
+    """Feet following the gait clock: exp(-Σ(clearance - target)² / sigma).
+
+    The left foot swings while sin(phase) > 0, the right half a cycle later; a swinging
+    foot's target clearance is `swing_height` x sin, a planted foot's zero, and both stay
+    down when commanded to stand. A clock-driven target gives PPO a stepping rhythm to find
+    long before velocity tracking pays, which is what makes a few million steps enough.
+    """
+    moving = jnp.linalg.norm(command) > 0.05
+    feet_phase_angle = phase + jnp.array([0.0, jnp.pi])
+    target = swing_height * jnp.maximum(jnp.sin(feet_phase_angle), 0.0) * moving
+    return jnp.exp(-jnp.sum(jnp.square(clearance - target)) / sigma)
 
 
 def feet_slip(contact, feet_velocity):

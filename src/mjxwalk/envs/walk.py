@@ -75,7 +75,8 @@ class WalkInfo:
 def put_model(mj_model: mujoco.MjModel, robot: RobotSpec) -> mjx.Model:
     """mjx.put_model, with MJX's unsupported-feature errors naming the robot's files."""
     try:
-        return mjx.put_model(mj_model)
+        # MJX defaults to jax.devices()[0], which belongs to process 0 in a multi-host run
+        return mjx.put_model(mj_model, device=jax.local_devices()[0])
     except NotImplementedError as e:
         raise SpecError(robot.mjcf_path, f"MJX cannot simulate a feature of this model: {e}. "
                         "Change that feature in the MJCF (see the MJX feature list in MuJoCo's "
@@ -129,6 +130,8 @@ class WalkEnv(brax_base.Env):
         data.qpos[:] = qpos0
         mujoco.mj_kinematics(mj_model, data)
         self._torso_height = float(data.xpos[idx.torso_body, 2])
+        # foot body height above the ground when standing: clearance is measured from it
+        self._foot_rest_height = jnp.asarray(data.xpos[list(idx.feet), 2], jnp.float32)
         self._default_qpos = jnp.asarray(qpos0, jnp.float32)
         self._default_pose = jnp.asarray(robot.array("default"), jnp.float32)
         self._action_scale = jnp.asarray(robot.array("action_scale"), jnp.float32)
@@ -139,7 +142,7 @@ class WalkEnv(brax_base.Env):
         self._gravity_block = (self.contract.block_slice("gravity"),
                                {b.name: b.scale for b in self.contract.obs_blocks}["gravity"])
         self._torso_mass = float(mj_model.body_mass[self.index.torso_body])
-        self._data_template = mjx.make_data(self.mjx_model)
+        self._data_template = mjx.make_data(self.mjx_model, device=jax.local_devices()[0])
         if idx.hfield >= 0:
             h = idx.hfield
             n = mj_model.hfield_nrow[h] * mj_model.hfield_ncol[h]
@@ -310,6 +313,8 @@ class WalkEnv(brax_base.Env):
         feet_velocity = (feet_pos - info.feet_pos) / self.dt
         air_time = info.feet_air_time + self.dt
         first_contact = contact & ~info.last_contact
+        clearance = (feet_pos[:, 2] - jax.vmap(self.ground_height)(feet_pos[:, :2])
+                     - self._foot_rest_height)
 
         lin_vel, ang_vel = sim.local_velocity(data)
         torso_rot = data.xmat[idx.torso_body]
@@ -320,7 +325,7 @@ class WalkEnv(brax_base.Env):
         joint_offset = data.qpos[idx.qpos_adr] - self._default_pose
         terms = {
             "tracking_lin_vel": rewards.tracking_lin_vel(command, lin_vel, cfg.tracking_sigma),
-            "tracking_ang_vel": rewards.tracking_ang_vel(command, ang_vel, cfg.tracking_sigma),
+            "tracking_ang_vel": rewards.tracking_ang_vel(command, ang_vel, cfg.yaw_tracking_sigma),
             "lin_vel_z": rewards.lin_vel_z(lin_vel),
             "ang_vel_xy": rewards.ang_vel_xy(ang_vel),
             "orientation": rewards.orientation(gravity),
@@ -328,6 +333,8 @@ class WalkEnv(brax_base.Env):
             "action_rate": rewards.action_rate(action, info.last_action),
             "feet_air_time": rewards.feet_air_time(air_time, first_contact, command,
                                                    cfg.feet_air_time_target),
+            "feet_phase": rewards.feet_phase(clearance, phase, command, cfg.swing_height,
+                                             cfg.feet_phase_sigma),
             "feet_slip": rewards.feet_slip(contact, feet_velocity),
             "pose": rewards.pose(joint_offset),
             "stand_still": rewards.stand_still(joint_offset, command),
