@@ -37,11 +37,12 @@ def main(run_dir: Path, prefix: Path) -> None:
     summary = json.loads((run_dir / "summary.json").read_text())
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "training": summary,
            "train_config": saved["train"], "evaluation_20s_under_randomization": report,
+           "targets": evaluate.TARGETS, "targets_met": evaluate.check_targets(report),
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{prefix}.json").write_text(json.dumps(out, indent=1))
     shutil.copy(run_dir / "report.png", f"{prefix}_learning_curve.png")
-    print(json.dumps(report, indent=1))
+    print(json.dumps({"report": report, "targets_met": out["targets_met"]}, indent=1))
 
 
 if __name__ == "__main__":

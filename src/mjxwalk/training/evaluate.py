@@ -95,3 +95,27 @@ def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float =
             "falls_per_minute": float(jnp.sum(falls) / num_envs / (seconds / 60)),
         }
     return report
+
+
+TARGETS = {"forward_speed_within": 0.25, "turn_rate_within": 0.30, "stand_speed_below": 0.05,
+           "stand_turn_below": 0.1, "episodes_with_fall_below": 0.05}
+"""The walk task's acceptance targets: forward mean speed within 25% of the command, turn
+rate within 30%, standing drift under 5 cm/s and 0.1 rad/s, under 5% of episodes falling."""
+
+
+def check_targets(report: dict) -> dict[str, bool]:
+    """Which of `TARGETS` a `walk_report` meets, by name, plus 'all'."""
+    fwd, turn, stand = report["forward_0.3"], report["turn_0.5"], report["stand"]
+    t = TARGETS
+    result = {
+        "forward_speed": abs(fwd["mean_vx"] - fwd["command_vx"])
+        <= t["forward_speed_within"] * fwd["command_vx"],
+        "turn_rate": abs(turn["mean_yaw_rate"] - turn["command_yaw_rate"])
+        <= t["turn_rate_within"] * turn["command_yaw_rate"],
+        "stand_still": abs(stand["mean_vx"]) < t["stand_speed_below"]
+        and abs(stand["mean_yaw_rate"]) < t["stand_turn_below"],
+        "falls": max(r["episodes_with_fall"] for r in report.values())
+        < t["episodes_with_fall_below"],
+    }
+    result["all"] = all(result.values())
+    return result
