@@ -11,29 +11,15 @@ import shutil
 import sys
 from pathlib import Path
 
-import jax
-
-import mjxwalk
 from mjxwalk import bench
-from mjxwalk.training import checkpoint, evaluate, ppo
-from mjxwalk.training.config import TrainConfig
-from mjxwalk.training.run import build_env
+from mjxwalk.training import evaluate
+from mjxwalk.training.run import load_run
 
 
 def main(run_dir: Path, prefix: Path) -> None:
     saved = json.loads((run_dir / "config.json").read_text())
-    train = saved["train"]
-    train = {k: tuple(v) if isinstance(v, list) and k != "env_overrides" else v
-             for k, v in train.items()}
-    train["env_overrides"] = tuple((k, v) for k, v in train["env_overrides"])
-    config = TrainConfig(**train)
-    env = build_env(config)
-    networks = ppo.make_networks(config, env.observation_size, env.action_size)
-    like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
-    step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
-    from brax.training.agents.ppo import networks as ppo_networks
-
-    report = evaluate.walk_report(config, ppo_networks.make_inference_fn(networks), state)
+    config, _, make_policy, step, state = load_run(run_dir)
+    report = evaluate.walk_report(config, make_policy, state)
     summary = json.loads((run_dir / "summary.json").read_text())
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "training": summary,
            "train_config": saved["train"], "evaluation_20s_under_randomization": report,

@@ -67,6 +67,18 @@ def test_checkpoint_restores_the_whole_state(smoke_run):
     assert float(np.asarray(restored.normalizer_params.std["state"]).min()) > 0
 
 
+def test_load_run_rebuilds_the_final_state(smoke_run):
+    from mjxwalk.training.run import load_run
+
+    config, env, make_policy, step, state = load_run(smoke_run.run_dir)
+    assert config == smoke() and step == smoke_run.env_steps and env.action_size == 18
+    _assert_same(state, smoke_run.state)
+    action, _ = make_policy((state.normalizer_params, state.params.policy, state.params.value),
+                            deterministic=True)(env.reset(jax.random.PRNGKey(0)).obs,
+                                                jax.random.PRNGKey(1))
+    assert action.shape == (18,)
+
+
 def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     d = tmp_path / "resumed"
     shutil.copytree(smoke_run.run_dir, d)

@@ -183,6 +183,24 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
                        make_policy=ppo_networks.make_inference_fn(networks))
 
 
+def load_run(run_dir: str | Path):
+    """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
+    its config.json and latest checkpoint: for evaluation, rendering and export."""
+    run_dir = Path(run_dir)
+    saved = json.loads((run_dir / "config.json").read_text())["train"]
+    saved = {k: tuple(v) if isinstance(v, list) and k != "env_overrides" else v
+             for k, v in saved.items()}
+    saved["env_overrides"] = tuple((k, v) for k, v in saved["env_overrides"])
+    config = TrainConfig(**saved)
+    env = build_env(config)
+    networks = ppo.make_networks(config, env.observation_size, env.action_size)
+    like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
+    step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
+    from brax.training.agents.ppo import networks as ppo_networks
+
+    return config, env, ppo_networks.make_inference_fn(networks), step, state
+
+
 def _all_processes_agree(flag: bool) -> bool:
     """Process 0's `flag` on every process: clocks differ between hosts, and a process
     that stops alone would leave the others waiting in their next collective."""
