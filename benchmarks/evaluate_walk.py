@@ -6,6 +6,7 @@ Writes <prefix>.json (scenario results, training summary, versions) and copies t
 learning curve to <prefix>_learning_curve.png.
 """
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -17,12 +18,11 @@ from mjxwalk.training.run import load_run
 
 
 def main(run_dir: Path, prefix: Path) -> None:
-    saved = json.loads((run_dir / "config.json").read_text())
     config, _, make_policy, step, state = load_run(run_dir)
     report = evaluate.walk_report(config, make_policy, state)
     summary = json.loads((run_dir / "summary.json").read_text())
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "training": summary,
-           "train_config": saved["train"], "evaluation_20s_under_randomization": report,
+           "train_config": dataclasses.asdict(config), "evaluation_20s_under_randomization": report,
            "targets": evaluate.TARGETS, "targets_met": evaluate.check_targets(report),
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,6 @@ forward, then to turn, then to stand.
     python benchmarks/render_walk.py runs/<name> [docs/kidbot_walk.gif]
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from mjxwalk import render
-from mjxwalk.training.run import build_env, load_run
+from mjxwalk.training.evaluate import env_with_fixed_commands, policy_fn
+from mjxwalk.training.run import load_run
 from mjxwalk.wrappers import BatchedEnv
 
 SEGMENTS = [((0.3, 0.0, 0.0), 5.0), ((0.0, 0.0, 0.5), 3.0), ((0.0, 0.0, 0.0), 1.5)]
@@ -22,11 +22,8 @@ SEGMENTS = [((0.3, 0.0, 0.0), 5.0), ((0.0, 0.0, 0.5), 3.0), ((0.0, 0.0, 0.0), 1.
 
 def main(run_dir: Path, out: Path, candidates: int = 8) -> None:
     config, _, make_policy, _, state = load_run(run_dir)
-    overrides = dict(config.env_overrides)
-    overrides["commands"] = {"zero_probability": 0.0, "resample_period": 1e6}
-    env = build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
-    policy = make_policy((state.normalizer_params, state.params.policy, state.params.value),
-                         deterministic=True)
+    env = env_with_fixed_commands(config)
+    policy = policy_fn(make_policy, state)
     steps = [int(round(seconds / env.dt)) for _, seconds in SEGMENTS]
     commands = jnp.concatenate([jnp.tile(jnp.asarray(c, jnp.float32), (n, 1))
                                 for (c, _), n in zip(SEGMENTS, steps)])

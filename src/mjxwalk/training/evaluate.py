@@ -29,7 +29,8 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record):
     return run(key)
 
 
-def _policy(make_policy, state, deterministic: bool):
+def policy_fn(make_policy, state, deterministic: bool = True):
+    """The acting function `policy(obs, key) -> (action, extras)` of a training state."""
     return make_policy((state.normalizer_params, state.params.policy, state.params.value),
                        deterministic=deterministic)
 
@@ -43,7 +44,7 @@ def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = No
     steps = steps or env.config.episode_length
     batched = BatchedEnv(env, num_envs, episode_length=steps, seed=seed)
     (reward, falls, error), alive = first_episode(
-        batched, _policy(make_policy, state, deterministic), jax.random.PRNGKey(seed), steps,
+        batched, policy_fn(make_policy, state, deterministic), jax.random.PRNGKey(seed), steps,
         lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]))
     falls = falls * alive
     minutes = steps * env.dt / 60
@@ -67,20 +68,27 @@ def _forward_and_yaw(s):
     return lin[:, 0], s.data.qvel[:, 5], s.metrics["falls"]
 
 
-def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
-    """Per scenario, under full randomization: mean forward speed and yaw rate against the
-    command, share of episodes with a fall, falls per minute."""
+def env_with_fixed_commands(config, **commands):
+    """The run's env with commands never resampled and never zeroed (`commands` may pin
+    their ranges): evaluation and rendering set the command themselves."""
     import dataclasses
 
     from mjxwalk.training.run import build_env
+
+    overrides = dict(config.env_overrides)
+    overrides["commands"] = {**commands, "zero_probability": 0.0, "resample_period": 1e6}
+    return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
+
+
+def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
+    """Per scenario, under full randomization: mean forward speed and yaw rate against the
+    command, share of episodes with a fall, falls per minute."""
     from mjxwalk.wrappers import BatchedEnv
 
     report = {}
-    policy = _policy(make_policy, state, deterministic=True)
+    policy = policy_fn(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
-        overrides = dict(config.env_overrides)
-        overrides["commands"] = {**command, "zero_probability": 0.0, "resample_period": 1e6}
-        env = build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
+        env = env_with_fixed_commands(config, **command)
         steps = int(round(seconds / env.dt))
         batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
         (vx, yaw, falls), alive = first_episode(batched, policy, jax.random.PRNGKey(0), steps,
