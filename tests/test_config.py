@@ -23,6 +23,7 @@ def test_unknown_field_suggests():
     ({"history_length": 0}, "history_length"),
     ({"commands": {"vx_range": (1.0, 0.0)}}, "low <= high"),
     ({"commands": {"zero_probability": 1.5}}, "zero_probability"),
+    ({"commands": {"axis_zero_probability": -0.1}}, "axis_zero_probability must be in"),
     ({"yaw_tracking_sigma": 0.0}, "yaw_tracking_sigma must be > 0"),
     ({"feet_phase_sigma": -1e-4}, "feet_phase_sigma must be > 0"),
     ({"swing_height": -0.01}, "swing_height must be >= 0"),

@@ -248,8 +248,7 @@ class WalkEnv(brax_base.Env):
         data = self._data_template.replace(qpos=qpos, qvel=qvel)
         data = mjx.forward(model, data)
 
-        command = commands.sample_command(keys[6], cfg.commands.low, cfg.commands.high,
-                                          cfg.commands.zero_probability)
+        command = commands.sample_command(keys[6], cfg.commands)
         phase = jax.random.uniform(keys[7], minval=0.0, maxval=2 * jnp.pi)
         params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
@@ -303,8 +302,7 @@ class WalkEnv(brax_base.Env):
 
         step = info.step + 1
         resample = (step % self._resample_steps) == 0
-        new_command = commands.sample_command(k_cmd, cfg.commands.low, cfg.commands.high,
-                                              cfg.commands.zero_probability)
+        new_command = commands.sample_command(k_cmd, cfg.commands)
         command = jnp.where(resample, new_command, info.command)
         phase = commands.advance_phase(info.phase, cfg.gait_frequency, self.dt)
 
@@ -402,8 +400,7 @@ class WalkEnv(brax_base.Env):
         info = info.replace(
             rng=k_rng, level=level, start_xy=xy, feet_pos=info.feet_pos + shift,
             params=self.sample_episode(k_params),
-            command=commands.sample_command(k_cmd, cfg.commands.low, cfg.commands.high,
-                                            cfg.commands.zero_probability))
+            command=commands.sample_command(k_cmd, cfg.commands))
         return first.replace(pipeline_state=data, info={**first.info, "walk": info})
 
     # ------------------------------------------------------------------ observation parts

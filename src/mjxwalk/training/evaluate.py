@@ -76,7 +76,8 @@ def env_with_fixed_commands(config, **commands):
     from mjxwalk.training.run import build_env
 
     overrides = dict(config.env_overrides)
-    overrides["commands"] = {**commands, "zero_probability": 0.0, "resample_period": 1e6}
+    overrides["commands"] = {**commands, "zero_probability": 0.0, "axis_zero_probability": 0.0,
+                             "resample_period": 1e6}
     return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
 
 
