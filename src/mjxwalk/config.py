@@ -25,7 +25,7 @@ class CommandConfig:
     """Turn rate command range, rad/s (positive: counter-clockwise)."""
     zero_probability: float = 0.2
     """Share of commands that are exactly zero (stand still)."""
-    axis_zero_probability: float = 0.3
+    axis_zero_probability: float = 0.2
     """Chance that each component on its own is zero: without it, turning in place or
     walking straight (what a user commands most) almost never comes up in training."""
     resample_period: float = 5.0

@@ -1,7 +1,10 @@
-"""Orbax checkpoints of the whole training state, written atomically.
+"""Orbax checkpoints of the whole training state and the envs' states, written atomically.
 
 Orbax writes each step into a temporary folder and renames it when complete, so a kill at
 any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
+Each checkpoint holds two items: `state` (parameters, optimizer, normalizer, step counter,
+rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks), so a resumed
+run carries on exactly where it stopped instead of restarting every episode at once.
 """
 
 from __future__ import annotations
@@ -39,8 +42,20 @@ def _host_tree(state: Any) -> dict:
     return jax.tree.map(np.asarray, serialization.to_state_dict(jax.device_get(state)))
 
 
-def save(mgr: ocp.CheckpointManager, step: int, state: Any) -> None:
-    mgr.save(step, args=ocp.args.StandardSave(_host_tree(state)))
+def _env_leaves(envs: Any) -> dict[str, np.ndarray]:
+    """The env states as numbered numpy leaves: their structure (mjx.Data, brax State, the
+    task's info) is rebuilt from a fresh reset of the same config on restore."""
+    leaves = [np.asarray(x) for x in jax.tree.leaves(jax.device_get(envs))]
+    # empty arrays (unused MuJoCo buffers) hold nothing and orbax refuses them
+    return {f"{i:05d}": x for i, x in enumerate(leaves) if x.size}
+
+
+def save(mgr: ocp.CheckpointManager, step: int, state: Any, envs: Any = None) -> None:
+    """Checkpoint `step`: the training state, and the env states when given."""
+    items = {"state": ocp.args.StandardSave(_host_tree(state))}
+    if envs is not None:
+        items["envs"] = ocp.args.StandardSave(_env_leaves(envs))
+    mgr.save(step, args=ocp.args.Composite(**items))
     mgr.wait_until_finished()
 
 
@@ -51,9 +66,55 @@ def restore(mgr: ocp.CheckpointManager, like: Any, step: int | None = None) -> t
         raise CheckpointError(f"no checkpoint to resume from in {mgr.directory}")
     abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _host_tree(like))
     try:
-        restored = mgr.restore(step, args=ocp.args.StandardRestore(abstract))
+        if _has_item(mgr, step, "state"):
+            restored = mgr.restore(step, args=ocp.args.Composite(
+                state=ocp.args.StandardRestore(abstract)))["state"]
+        else:  # a checkpoint from before env states were saved: one unnamed item
+            restored = mgr.restore(step, args=ocp.args.StandardRestore(abstract))
+        # orbax hands back the saved shapes whatever was asked for: compare them here
+        mismatch = _first_mismatch(abstract, restored)
+        if mismatch:
+            raise ValueError(mismatch)
         state = serialization.from_state_dict(like, restored)
     except (ValueError, KeyError, TypeError) as e:
         raise CheckpointError(f"checkpoint {step} in {mgr.directory} does not match this run's "
                               f"networks or config: {e}") from None
     return step, state
+
+
+def _has_item(mgr: ocp.CheckpointManager, step: int, name: str) -> bool:
+    return (Path(mgr.directory) / str(step) / name).is_dir()
+
+
+def _first_mismatch(abstract: Any, restored: Any) -> str | None:
+    """The first leaf whose saved shape or dtype differs from the expected one, described."""
+    expected = jax.tree_util.tree_flatten_with_path(abstract)[0]
+    got = jax.tree.leaves(restored)
+    if len(got) != len(expected):
+        return f"it holds {len(got)} arrays, this run has {len(expected)}"
+    for (path, want), have in zip(expected, got):
+        have = np.asarray(have)
+        if tuple(have.shape) != tuple(want.shape) or have.dtype != want.dtype:
+            return (f"{jax.tree_util.keystr(path)} is saved as {have.dtype}{list(have.shape)}, "
+                    f"this run's is {want.dtype}{list(want.shape)}")
+    return None
+
+
+def restore_envs(mgr: ocp.CheckpointManager, step: int, like: Any) -> tuple[Any, str | None]:
+    """The env states saved with checkpoint `step`, in the structure of `like` (a fresh reset
+    of the run's envs): (states, None), or (None, why not) when that checkpoint holds none
+    or they do not fit (another number of envs or devices, another env config)."""
+    if not _has_item(mgr, step, "envs"):
+        return None, "the checkpoint holds no env states"
+    leaves, treedef = jax.tree.flatten(jax.device_get(like))
+    abstract = {k: ocp.utils.to_shape_dtype_struct(v) for k, v in _env_leaves(like).items()}
+    try:
+        restored = mgr.restore(step, args=ocp.args.Composite(
+            envs=ocp.args.StandardRestore(abstract)))["envs"]
+        mismatch = _first_mismatch(abstract, restored)
+    except (ValueError, KeyError, TypeError) as e:
+        mismatch = str(e)
+    if mismatch:
+        return None, f"the saved env states do not fit this run: {mismatch}"
+    return jax.tree.unflatten(treedef, [restored.get(f"{i:05d}", np.asarray(x))
+                                        for i, x in enumerate(leaves)]), None

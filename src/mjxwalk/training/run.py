@@ -116,6 +116,13 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
     reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
     reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
     env_state = p_reset(compat.shard(reset_keys, local))
+    if resume and primary:
+        # process 0 saved its own envs; other hosts' envs start fresh episodes
+        saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state)
+        if saved_envs is not None:
+            env_state = compat.shard(saved_envs, local)
+        elif show_progress:
+            print(f"resuming with fresh episodes: {why_not}", flush=True)
     # every device starts from the same training state; the rng differs per device so
     # their minibatch shuffles differ
     replicated = compat.replicate(state, local)
@@ -163,12 +170,12 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
                 stopped_by = "budget"
                 break
             if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
-                checkpoint.save(mgr, steps, good)
+                checkpoint.save(mgr, steps, good, env_state)
                 last_save = time.perf_counter()
     finally:
         mon.close()
     if primary:
-        checkpoint.save(mgr, steps, good)
+        checkpoint.save(mgr, steps, good, env_state)
         _write_policy(run_dir, good)
         monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
                                              f"{config.num_envs} envs")
