@@ -124,9 +124,11 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
         elif show_progress:
             print(f"resuming with fresh episodes: {why_not}", flush=True)
     # every device starts from the same training state; the rng differs per device so
-    # their minibatch shuffles differ
+    # their minibatch shuffles differ. The first device keeps the state's own key: a
+    # checkpoint holds that device's key, so a resumed run continues its stream exactly
     replicated = compat.replicate(state, local)
-    device_rngs = jax.vmap(lambda i: jax.random.fold_in(state.rng, i))(
+    device_rngs = jax.vmap(
+        lambda i: jnp.where(i == 0, state.rng, jax.random.fold_in(state.rng, i)))(
         jnp.arange(len(local)) + jax.process_index() * len(local))
     replicated = replicated.replace(rng=compat.shard(device_rngs, local))
 
