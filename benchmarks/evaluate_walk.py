@@ -22,7 +22,9 @@ def main(run_dir: Path, prefix: Path) -> None:
     report = evaluate.walk_report(config, make_policy, state)
     summary = json.loads((run_dir / "summary.json").read_text())
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "training": summary,
-           "train_config": dataclasses.asdict(config), "evaluation_20s_under_randomization": report,
+           "train_config": dataclasses.asdict(config),
+           "env_config": json.loads((run_dir / "config.json").read_text())["env"],
+           "evaluation_20s_under_randomization": report,
            "targets": evaluate.TARGETS, "targets_met": evaluate.check_targets(report),
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)

@@ -25,9 +25,10 @@ class CommandConfig:
     """Turn rate command range, rad/s (positive: counter-clockwise)."""
     zero_probability: float = 0.2
     """Share of commands that are exactly zero (stand still)."""
-    axis_zero_probability: float = 0.2
-    """Chance that each component on its own is zero: without it, turning in place or
-    walking straight (what a user commands most) almost never comes up in training."""
+    axis_zero_probability: float = 0.0
+    """Chance that each component on its own is zero (pure turns, straight walks). Off by
+    default: at 0.2-0.3, with a heavier yaw term, 60-minute CPU runs learned to turn but
+    not to walk forward (benchmarks/results/walk_cpu_60min_low_entropy.json)."""
     resample_period: float = 5.0
     """Seconds between new commands within an episode."""
 
@@ -180,9 +181,9 @@ class RewardScales:
 
     tracking_lin_vel: float = 2.0
     """Following the planar velocity command."""
-    tracking_ang_vel: float = 2.0
-    """Following the yaw rate command (as heavy as the planar term: at half the weight a
-    60-minute run learned to walk straight but barely to turn)."""
+    tracking_ang_vel: float = 1.0
+    """Following the yaw rate command. At 2.0 (with single-axis zero commands) 60-minute CPU
+    runs turned but stopped walking forward; at 1.0 they walk but turn slowly."""
     lin_vel_z: float = -0.5
     """Vertical bouncing of the torso."""
     ang_vel_xy: float = -0.05

@@ -155,7 +155,10 @@ def test_two_devices(tmp_path):
         r = mjxwalk.train(smoke(), out={str(tmp_path / 'two')!r}, show_progress=False)
         print("steps", r.env_steps, "devices", jax.device_count())
     """)
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    # a cache of its own: JAX leaves the forced device count out of the cache key, and an
+    # executable built for 2 host devices aborts a 1-device process that loads it
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               JAX_COMPILATION_CACHE_DIR=os.environ["JAX_COMPILATION_CACHE_DIR"] + "_2_devices")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -227,7 +230,13 @@ def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
     d = tmp_path / "killed"
     cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--preset", "smoke", "--steps", str(10 ** 7),
            "--checkpoint-every-s", "0", "--out", str(d), "--quiet"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the child gets a copy of the compilation cache: JAX writes cache entries in place, so a
+    # kill that lands mid-write would leave a truncated entry that aborts the next reader
+    cache = tmp_path / "jax_cache"
+    if os.path.isdir(os.environ["JAX_COMPILATION_CACHE_DIR"]):
+        shutil.copytree(os.environ["JAX_COMPILATION_CACHE_DIR"], cache)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache)})
     deadline = time.time() + 600
     ckpt = d / "checkpoints"
     while time.time() < deadline:
@@ -242,6 +251,11 @@ def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
     latest = mgr.latest_step()
     assert latest is not None and latest >= smoke().env_steps_per_iteration
     step, _ = checkpoint.restore(mgr, smoke_run.state)
-    cfg = dataclasses.replace(smoke(), num_timesteps=step + smoke().env_steps_per_iteration)
-    result = train(cfg, out=d, resume=True, show_progress=False)
-    assert result.env_steps == step + smoke().env_steps_per_iteration
+    # resumed as a user would, in a new process
+    target = step + smoke().env_steps_per_iteration
+    cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--preset", "smoke", "--steps", str(target),
+           "--out", str(d), "--resume", "--quiet"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache)})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads((d / "summary.json").read_text())["env_steps"] == target
