@@ -94,20 +94,6 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     assert count(result.state) == count(smoke_run.state) + 2 * per_iteration
 
 
-def test_stopped_and_resumed_run_equals_an_uninterrupted_one(smoke_run, tmp_path):
-    """Half the steps, then --resume to the end: the same parameters, optimizer state and
-    metrics as training straight through, bit for bit (training state and every env's
-    mid-episode state come back, and one CPU is deterministic). No dip at the resume."""
-    d = tmp_path / "halves"
-    half = dataclasses.replace(smoke(), num_timesteps=smoke().num_timesteps // 2)
-    train(half, out=d, show_progress=False)
-    result = train(smoke(), out=d, resume=True, show_progress=False)
-    _assert_same(result.state, smoke_run.state)
-    rows = lambda run_dir: [(r["env_steps"], r["env/reward"], r["loss/total_loss"]) for r in
-                            map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines())]
-    assert rows(d) == rows(smoke_run.run_dir)
-
-
 def test_divergence_stops_and_keeps_the_last_good_checkpoint(smoke_run, tmp_path):
     d = tmp_path / "diverging"
     shutil.copytree(smoke_run.run_dir, d)
