@@ -107,7 +107,7 @@ def restore_envs(mgr: ocp.CheckpointManager, step: int, like: Any) -> tuple[Any,
     if not _has_item(mgr, step, "envs"):
         return None, "the checkpoint holds no env states"
     leaves, treedef = jax.tree.flatten(jax.device_get(like))
-    abstract = {k: ocp.utils.to_shape_dtype_struct(v) for k, v in _env_leaves(like).items()}
+    abstract = {k: ocp.utils.to_shape_dtype_struct(v) for k, v in _env_leaves(leaves).items()}
     try:
         restored = mgr.restore(step, args=ocp.args.Composite(
             envs=ocp.args.StandardRestore(abstract)))["envs"]
