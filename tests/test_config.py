@@ -25,6 +25,7 @@ def test_unknown_field_suggests():
     ({"commands": {"zero_probability": 1.5}}, "zero_probability"),
     ({"commands": {"axis_zero_probability": -0.1}}, "axis_zero_probability must be in"),
     ({"yaw_tracking_sigma": 0.0}, "yaw_tracking_sigma must be > 0"),
+    ({"yaw_rate_window": 0.0}, "yaw_rate_window must be > 0 s"),
     ({"feet_phase_sigma": -1e-4}, "feet_phase_sigma must be > 0"),
     ({"swing_height": -0.01}, "swing_height must be >= 0"),
 ])

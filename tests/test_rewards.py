@@ -25,7 +25,7 @@ def test_tracking():
     # error² = (0.5-0.3)² + (0-0.1)² = 0.05; exp(-0.05/0.25)
     close(rewards.tracking_lin_vel(A([0.5, 0.0, 0.0]), A([0.3, 0.1, 9.0]), 0.25), math.exp(-0.2))
     # yaw error 1 - 0.5 = 0.5 -> exp(-0.25/0.25)
-    close(rewards.tracking_ang_vel(A([0.0, 0.0, 1.0]), A([3.0, 3.0, 0.5]), 0.25), math.exp(-1.0))
+    close(rewards.tracking_ang_vel(A([0.0, 0.0, 1.0]), 0.5, 0.25), math.exp(-1.0))
 
 
 def test_penalties():

@@ -76,9 +76,32 @@ def _mesh_sharding(devices):
 
 
 def shard(tree, devices):
-    """Split each leaf's leading axis (one slice per device) across `devices`, as pmap takes."""
+    """Split each leaf's leading axis (one slice per device) across `devices`, as pmap takes.
+
+    The result lives in buffers XLA allocated itself (see `owned_copy`), so the training
+    step may donate it.
+    """
     sharding = _mesh_sharding(devices)
-    return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
+    return owned_copy(jax.tree.map(lambda x: jax.device_put(x, sharding), tree))
+
+
+@jax.jit
+def _copy_tree(tree):
+    # the barrier keeps JAX from forwarding the inputs as outputs; XLA then writes the
+    # outputs into buffers of its own, as it must for inputs that are not donated
+    return jax.lax.optimization_barrier(tree)
+
+
+def owned_copy(tree):
+    """`tree`'s device arrays copied into buffers XLA allocated, on the same devices.
+
+    On CPU `jax.device_put` of a numpy array can alias the numpy memory (jax issue 37830),
+    and orbax hands restored arrays back as numpy views of memory it owns. Donating such a
+    buffer to a jitted step lets XLA write into memory that is freed under it: the resumed
+    training runs crashed XLA later on (an abort while reading the compilation cache, a
+    segfault while compiling) until the env states they fed back went through this copy.
+    """
+    return _copy_tree(tree)
 
 
 def replicate(tree, devices):

@@ -181,9 +181,10 @@ class RewardScales:
 
     tracking_lin_vel: float = 2.0
     """Following the planar velocity command."""
-    tracking_ang_vel: float = 1.0
-    """Following the yaw rate command. At 2.0 (with single-axis zero commands) 60-minute CPU
-    runs turned but stopped walking forward; at 1.0 they walk but turn slowly."""
+    tracking_ang_vel: float = 2.0
+    """Following the yaw rate command (averaged over `WalkConfig.yaw_rate_window`). Against
+    the instantaneous rate, 2.0 made 60-minute CPU runs turn but stop walking forward and
+    1.0 made them walk but hardly turn (benchmarks/results/walk_cpu_60min*.json)."""
     lin_vel_z: float = -0.5
     """Vertical bouncing of the torso."""
     ang_vel_xy: float = -0.05
@@ -239,6 +240,11 @@ class WalkConfig:
     still under a 0.3 m/s command earns a fifth of the tracking reward."""
     yaw_tracking_sigma: float = 0.25
     """Width of the yaw rate tracking kernel, (rad/s)²."""
+    yaw_rate_window: float | None = None
+    """Seconds over which the torso yaw rate is averaged before the yaw tracking reward
+    compares it with the command. None: one gait cycle, which cancels the twist of each
+    step, so only net turning counts and a walking gait is not paid less for its wobble.
+    One control period (0.02): the instantaneous rate."""
     feet_air_time_target: float = 0.3
     """Air time per step up to which feet_air_time pays, s (half a gait cycle at 1.5 Hz
     is 0.33 s)."""
@@ -286,6 +292,8 @@ class WalkConfig:
             (0 < self.fall_tilt < 3.2, "fall_tilt must be in (0, pi) rad"),
             (self.tracking_sigma > 0, "tracking_sigma must be > 0"),
             (self.yaw_tracking_sigma > 0, "yaw_tracking_sigma must be > 0"),
+            (self.yaw_rate_window is None or self.yaw_rate_window > 0,
+             "yaw_rate_window must be > 0 s (or None: one gait cycle)"),
             (self.feet_phase_sigma > 0, "feet_phase_sigma must be > 0"),
             (self.swing_height >= 0, "swing_height must be >= 0"),
             (0 <= self.commands.zero_probability <= 1, "commands.zero_probability must be in [0, 1]"),

@@ -15,9 +15,10 @@ def tracking_lin_vel(command, local_lin_vel, sigma):
     return jnp.exp(-error / sigma)
 
 
-def tracking_ang_vel(command, local_ang_vel, sigma):
-    """exp(-(commanded - measured yaw rate)² / sigma)."""
-    return jnp.exp(-jnp.square(command[2] - local_ang_vel[2]) / sigma)
+def tracking_ang_vel(command, yaw_rate, sigma):
+    """exp(-(commanded - measured yaw rate)² / sigma); the env passes the rate averaged
+    over a gait cycle (`WalkConfig.yaw_rate_window`)."""
+    return jnp.exp(-jnp.square(command[2] - yaw_rate) / sigma)
 
 
 def lin_vel_z(local_lin_vel):

@@ -177,6 +177,33 @@ def test_commands_resample_within_episodes(nominal_env, batched):
     assert 0.05 < standing < 0.4  # 0.2 expected over 64 envs (binomial sd 0.05)
 
 
+def test_yaw_tracking_pays_for_the_rate_averaged_over_a_gait_cycle(nominal_env, batched):
+    """The yaw term compares the command with the mean torso yaw rate of the last gait
+    cycle (so a step's twist averages out), not with the instantaneous rate."""
+    reset, step = batched
+    env = nominal_env
+    cycle = round(1 / (env.config.gait_frequency * env.dt))
+    state = reset(jax.random.split(jax.random.PRNGKey(6), 16))
+    assert state.info["walk"].yaw_rates.shape == (16, cycle)
+    actions = jax.random.uniform(jax.random.PRNGKey(7), (10, 16, 18), minval=-1, maxval=1)
+    for a in actions:  # random actions twist the torso back and forth
+        before = np.asarray(state.info["walk"].yaw_rates)
+        state = step(state, a)
+    info = state.info["walk"]
+    now = np.asarray(jax.vmap(sim.local_velocity)(state.data)[1])[:, 2]
+    rates = np.asarray(info.yaw_rates)
+    np.testing.assert_allclose(rates[:, 0], now, atol=1e-6)  # newest first
+    np.testing.assert_allclose(rates[:, 1:], before[:, :-1], atol=1e-6)
+    command = np.asarray(info.command)[:, 2]
+    sigma, scale = env.config.yaw_tracking_sigma, env.config.rewards.tracking_ang_vel
+    expected = scale * np.exp(-np.square(command - rates.mean(axis=1)) / sigma)
+    np.testing.assert_allclose(np.asarray(state.metrics["reward/tracking_ang_vel"]), expected,
+                               rtol=1e-5)
+    # the instantaneous rate would pay differently: the test can tell the two apart
+    instantaneous = scale * np.exp(-np.square(command - now) / sigma)
+    assert np.max(np.abs(instantaneous - expected)) > 1e-2
+
+
 def test_rough_terrain_and_foreign_robot_step(brax_humanoid_spec):
     """A humanoid MJCF nobody here wrote (torque motors, no IMU site) on rough ground."""
     env = mjxwalk.make_env("walk", brax_humanoid_spec, terrain="rough")

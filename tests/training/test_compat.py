@@ -2,6 +2,7 @@
 test_run.py's multi-device test, which goes through the same functions)."""
 
 import jax
+import pytest
 import numpy as np
 
 from mjxwalk import compat
@@ -34,3 +35,25 @@ def test_brax_shims_are_installed_only_when_missing(monkeypatch):
     assert r.shape == (len(devices), 2)
     s = jax.device_put_sharded([np.full(2, i) for i in range(len(devices))], devices)
     np.testing.assert_array_equal(np.asarray(s)[:, 0], np.arange(len(devices)))
+
+
+def test_shard_hands_over_buffers_of_xlas_own():
+    """The training step donates what shard returns. A plain device_put on CPU reuses the
+    numpy memory (checked first, so this test notices if JAX stops doing that), and donating
+    memory numpy or orbax owns corrupted the heap of resumed runs."""
+    devices = jax.local_devices()
+    n = len(devices) * 1024
+    buffer = np.empty(n + 16, np.float32)  # 64-byte aligned, as CPU zero-copy needs
+    start = (-buffer.ctypes.data % 64) // 4
+    x = buffer[start:start + n].reshape(len(devices), 1024)
+    x[:] = np.arange(n).reshape(x.shape)
+    pointer = lambda a: a.addressable_shards[0].data.unsafe_buffer_pointer()
+    aliased = jax.device_put(x, compat._mesh_sharding(devices))
+    if pointer(aliased) != x.ctypes.data:
+        pytest.skip("this JAX copies numpy arrays on device_put; nothing to guard against")
+    out = compat.shard(x, devices)
+    assert pointer(out) != x.ctypes.data
+    np.testing.assert_array_equal(np.asarray(out), x)
+    assert out.sharding == aliased.sharding
+    again = compat.owned_copy(out)
+    assert pointer(again) != pointer(out)

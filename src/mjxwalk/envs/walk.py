@@ -70,6 +70,8 @@ class WalkInfo:
     """Where the episode started, for the curriculum's distance."""
     commanded_distance: jax.Array
     """Distance the commands asked for so far this episode, m."""
+    yaw_rates: jax.Array
+    """Torso yaw rates of the last `yaw_rate_window` seconds, newest first, rad/s."""
 
 
 def put_model(mj_model: mujoco.MjModel, robot: RobotSpec) -> mjx.Model:
@@ -164,6 +166,8 @@ class WalkEnv(brax_base.Env):
                 raise ConfigError(f"latency.{name} must be (low, high) with 0 <= low <= high")
         self._target_buffer = lat.action_steps[1] + 2  # delayed target and the one before it
         self._imu_buffer = lat.imu_steps[1] + 1
+        window = self.config.yaw_rate_window or 1.0 / self.config.gait_frequency
+        self._yaw_rate_steps = max(1, round(window / self.dt))
         push = self.config.pushes
         self._push_steps = (max(1, round(push.interval[0] / self.dt)),
                             max(1, round(push.interval[1] / self.dt)))
@@ -262,7 +266,8 @@ class WalkEnv(brax_base.Env):
             feet_pos=data.xpos[idx.feet], params=params,
             targets=jnp.tile(joint[None], (self._target_buffer, 1)), imu=imu,
             push_countdown=self._draw_push_countdown(keys[9]), level=jnp.asarray(level, jnp.int32),
-            start_xy=xy, commanded_distance=jnp.zeros(()))
+            start_xy=xy, commanded_distance=jnp.zeros(()),
+            yaw_rates=jnp.full(self._yaw_rate_steps, sim.local_velocity(data)[1][2]))
         rng, k_noise = jax.random.split(rng)
         first = self._actor_frame(data, info, action, command, phase, k_noise)
         info = info.replace(rng=rng, history=obs.initial_history(self.contract, first, xp=jnp))
@@ -321,9 +326,11 @@ class WalkEnv(brax_base.Env):
         fell = (height < cfg.fall_height_fraction * self._torso_height) | \
             (torso_rot[2, 2] < jnp.cos(cfg.fall_tilt))
         joint_offset = data.qpos[idx.qpos_adr] - self._default_pose
+        yaw_rates = jnp.concatenate([ang_vel[2:3], info.yaw_rates[:-1]])
         terms = {
             "tracking_lin_vel": rewards.tracking_lin_vel(command, lin_vel, cfg.tracking_sigma),
-            "tracking_ang_vel": rewards.tracking_ang_vel(command, ang_vel, cfg.yaw_tracking_sigma),
+            "tracking_ang_vel": rewards.tracking_ang_vel(command, jnp.mean(yaw_rates),
+                                                         cfg.yaw_tracking_sigma),
             "lin_vel_z": rewards.lin_vel_z(lin_vel),
             "ang_vel_xy": rewards.ang_vel_xy(ang_vel),
             "orientation": rewards.orientation(gravity),
@@ -347,7 +354,7 @@ class WalkEnv(brax_base.Env):
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
             imu=obs.push_history(info.imu, self._true_imu(data), xp=jnp),
-            push_countdown=push_countdown,
+            push_countdown=push_countdown, yaw_rates=yaw_rates,
             commanded_distance=info.commanded_distance + jnp.linalg.norm(command[:2]) * self.dt)
         frame = self._actor_frame(data, info, action, command, phase, k_noise)
         info = info.replace(history=obs.push_history(info.history, frame, xp=jnp))
@@ -447,6 +454,7 @@ class WalkEnv(brax_base.Env):
         p = info.params
         return jnp.concatenate([
             self._frame(data, last_action, command, phase), lin_vel, ang_vel * 0.25,
+            jnp.mean(info.yaw_rates, keepdims=True),
             (torso[2:3] - self.ground_height(torso[:2])) / self._torso_height,
             contact.astype(jnp.float32), force / self._weight, info.feet_air_time,
             model.geom_friction[idx.floor, :1],
@@ -462,7 +470,8 @@ _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
 
 def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
     """Names and sizes of the privileged observation's parts, in order (for inspection)."""
-    return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("height", 1),
+    return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
+            ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
             ("payload", 1), ("delays", 2), ("joint_torque", nu)]
 
