@@ -14,7 +14,11 @@ CONFIG = TrainConfig(
     num_envs=128, num_timesteps=300_000, episode_length=200, unroll_length=20, batch_size=64,
     num_minibatches=4, num_updates_per_batch=4, policy_hidden=(64, 64), value_hidden=(128, 128),
     learning_rate=1e-3, checkpoint_every_s=1e9,
-    env_overrides=(("randomization", {"enabled": False}), ("pushes", {"enabled": False}),
+    # no turning is asked here: the yaw term keeps the weight (1.0) the thresholds below were
+    # measured with; at the walk default (2.0) it pays a standing robot so much for not
+    # turning that 300k steps raised the return but did not stop the falls
+    env_overrides=(("rewards", {"tracking_ang_vel": 1.0}),
+                   ("randomization", {"enabled": False}), ("pushes", {"enabled": False}),
                    ("commands", {"vx_range": (0.0, 0.3), "vy_range": (0.0, 0.0),
                                  "yaw_rate_range": (0.0, 0.0)})))
 

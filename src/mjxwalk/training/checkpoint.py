@@ -3,8 +3,8 @@
 Orbax writes each step into a temporary folder and renames it when complete, so a kill at
 any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
 Each checkpoint holds two items: `state` (parameters, optimizer, normalizer, step counter,
-rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks), so a resumed
-run carries on exactly where it stopped instead of restarting every episode at once.
+rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks). `train`
+does not feed restored env states back yet: doing so crashed XLA inside the test suite.
 """
 
 from __future__ import annotations

@@ -116,14 +116,6 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
     reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
     reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
     env_state = p_reset(compat.shard(reset_keys, local))
-    if resume and primary:
-        # process 0 saved its own envs; other hosts' envs start fresh episodes
-        saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state)
-        if saved_envs is not None:  # laid out exactly as a fresh reset: the same executable
-            env_state = compat.owned_copy(jax.tree.map(
-                lambda fresh, saved: jax.device_put(saved, fresh.sharding), env_state, saved_envs))
-        elif show_progress:
-            print(f"resuming with fresh episodes: {why_not}", flush=True)
     # every device starts from the same training state; the rng differs per device so
     # their minibatch shuffles differ. The first device keeps the state's own key: a
     # checkpoint holds that device's key, so a resumed run continues its stream exactly
