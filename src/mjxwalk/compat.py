@@ -96,10 +96,10 @@ def owned_copy(tree):
     """`tree`'s device arrays copied into buffers XLA allocated, on the same devices.
 
     On CPU `jax.device_put` of a numpy array can alias the numpy memory (jax issue 37830),
-    and orbax hands restored arrays back as numpy views of memory it owns. Donating such a
-    buffer to a jitted step lets XLA write into memory that is freed under it: the resumed
-    training runs crashed XLA later on (an abort while reading the compilation cache, a
-    segfault while compiling) until the env states they fed back went through this copy.
+    and orbax hands restored arrays back as numpy views of memory it owns. The training
+    step donates its inputs, so XLA would write its outputs into memory numpy or orbax may
+    free. (This copy did not cure the jaxlib crash seen when restored env states were fed
+    back in-process; that crash has another cause, still unknown.)
     """
     return _copy_tree(tree)
 
