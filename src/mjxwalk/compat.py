@@ -98,8 +98,7 @@ def owned_copy(tree):
     On CPU `jax.device_put` of a numpy array can alias the numpy memory (jax issue 37830),
     and orbax hands restored arrays back as numpy views of memory it owns. The training
     step donates its inputs, so XLA would write its outputs into memory numpy or orbax may
-    free. (This copy did not cure the jaxlib crash seen when restored env states were fed
-    back in-process; that crash has another cause, still unknown.)
+    free.
     """
     return _copy_tree(tree)
 

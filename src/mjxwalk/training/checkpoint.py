@@ -3,8 +3,8 @@
 Orbax writes each step into a temporary folder and renames it when complete, so a kill at
 any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
 Each checkpoint holds two items: `state` (parameters, optimizer, normalizer, step counter,
-rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks). `train`
-does not feed restored env states back yet: doing so crashed XLA inside the test suite.
+rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks), which
+`train` feeds back on resume so episodes carry on where they were.
 """
 
 from __future__ import annotations

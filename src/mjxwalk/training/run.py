@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,25 @@ def _config_dict(config: TrainConfig, env) -> dict:
 
 def train(config: TrainConfig, out: str | Path | None = None, name: str | None = None,
           resume: bool = False, show_progress: bool = True) -> TrainResult:
-    """Train `config` and return the result; `resume=True` continues the run in `out`."""
+    """Train `config` and return the result; `resume=True` continues the run in `out`.
+
+    A resume restores the training state and every env's mid-episode state, so the run
+    continues exactly where its last checkpoint left it. When it returns (or raises), the
+    programs this call compiled are released (`jax.clear_caches()`, see below).
+    """
+    try:
+        return _train(config, out, name, resume, show_progress)
+    finally:
+        # XLA:CPU maps memory for every compiled kernel and JAX's caches keep each call's
+        # programs alive: about 9,500 maps per call, so the sixth train() in one process
+        # (a notebook, the test suite) aborted at Linux's default vm.max_map_count of 65,530
+        # ("LLVM ERROR: Unable to allocate section memory"). Later calls reload from the
+        # persistent compilation cache.
+        jax.clear_caches()
+
+
+def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume: bool,
+           show_progress: bool) -> TrainResult:
     n_devices, local = jax.device_count(), jax.local_devices()
     config.validate(device_count=n_devices)
     compat.enable_compilation_cache()
@@ -116,6 +135,14 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
     reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
     reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
     env_state = p_reset(compat.shard(reset_keys, local))
+    if resume and primary:
+        # process 0 checkpoints its own envs; other hosts' envs start fresh episodes
+        saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state)
+        if saved_envs is None:
+            warnings.warn(f"resuming with fresh episodes: {why_not}", stacklevel=3)
+        else:  # laid out as the fresh reset, in buffers XLA owns (the step donates them)
+            env_state = compat.owned_copy(jax.tree.map(
+                lambda fresh, saved: jax.device_put(saved, fresh.sharding), env_state, saved_envs))
     # every device starts from the same training state; the rng differs per device so
     # their minibatch shuffles differ. The first device keeps the state's own key: a
     # checkpoint holds that device's key, so a resumed run continues its stream exactly
