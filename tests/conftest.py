@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import pathlib
 
-# Before JAX is imported anywhere: a persistent compilation cache shared by test runs.
-_CACHE = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
+# Before JAX is imported anywhere: a persistent compilation cache shared by test runs, one
+# per pytest-xdist worker (JAX writes an entry in place, so a worker could read half of
+# an entry the other is writing).
+_CACHE = (pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
+          / os.environ.get("PYTEST_XDIST_WORKER", "main"))
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(_CACHE))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
 os.environ.setdefault("MUJOCO_GL", "egl")
