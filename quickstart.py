@@ -50,8 +50,9 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     if job == "test":
         # two workers: most of the suite is single-threaded XLA compiles
-        workers = [] if any(a.startswith("-n") for a in extra) or (os.cpu_count() or 1) < 2 \
-            else ["-n", "2", "--dist", "loadfile"]
+        chosen = any(a.startswith(("-n", "--numprocesses", "--pdb")) or "no:xdist" in a
+                     for a in extra)
+        workers = [] if chosen or (os.cpu_count() or 1) < 2 else ["-n", "2", "--dist", "loadfile"]
         cmd = [str(BIN / "python"), "-m", "pytest", *workers, *extra]
     else:  # the cpu preset on a CPU (gpu on an accelerator), with a budget one can wait for
         has_budget = any(a.startswith("--minutes") for a in extra)

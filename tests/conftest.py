@@ -6,11 +6,13 @@ import os
 import pathlib
 
 # Before JAX is imported anywhere: a persistent compilation cache shared by test runs, one
-# per pytest-xdist worker (JAX writes an entry in place, so a worker could read half of
-# an entry the other is writing).
-_CACHE = (pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
-          / os.environ.get("PYTEST_XDIST_WORKER", "main"))
-os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(_CACHE))
+# per pytest-xdist worker (JAX writes an entry in place, so a worker could read half of an
+# entry the other is writing). The controller runs this first and the workers inherit its
+# environment, so the base is kept apart from the per-process directory.
+_BASE = os.environ.setdefault("MJXWALK_TEST_CACHE", os.environ.get(
+    "JAX_COMPILATION_CACHE_DIR", str(pathlib.Path(__file__).resolve().parents[1] / ".jax_cache")))
+os.environ["JAX_COMPILATION_CACHE_DIR"] = os.path.join(
+    _BASE, os.environ.get("PYTEST_XDIST_WORKER", "main"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
 os.environ.setdefault("MUJOCO_GL", "egl")
 

@@ -94,6 +94,7 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     assert count(result.state) == count(smoke_run.state) + 2 * per_iteration
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="bit-for-bit holds on one CPU")
 def test_stopped_and_resumed_run_equals_an_uninterrupted_one(smoke_run, tmp_path):
     """Half the steps, then a resume to the end: the same parameters, optimizer state and
     metrics as training straight through, bit for bit. The training state and every env's
@@ -108,7 +109,7 @@ def test_stopped_and_resumed_run_equals_an_uninterrupted_one(smoke_run, tmp_path
     assert rows(d) == rows(smoke_run.run_dir)
 
 
-def test_resume_without_env_states_warns_and_starts_fresh_episodes(smoke_run, tmp_path):
+def test_resume_without_env_states_warns_and_carries_on(smoke_run, tmp_path):
     d = tmp_path / "no_envs"
     shutil.copytree(smoke_run.run_dir, d)
     shutil.rmtree(d / "checkpoints" / str(smoke_run.env_steps) / "envs")  # as older checkpoints are
@@ -131,7 +132,7 @@ def test_train_releases_what_it_compiled(smoke_run, tmp_path):
         with open("/proc/self/maps") as f:
             return sum(1 for _ in f)
 
-    before = maps()
+    before = maps()  # after smoke_run, so one-time costs (imports, thread pools) are in
     train(smoke(), out=tmp_path / "again", show_progress=False)
     assert maps() - before < 2000
 

@@ -3,8 +3,8 @@
 Orbax writes each step into a temporary folder and renames it when complete, so a kill at
 any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
 Each checkpoint holds two items: `state` (parameters, optimizer, normalizer, step counter,
-rng) and `envs` (every env mid-episode: physics, commands, delays, gait clocks), which
-`train` feeds back on resume so episodes carry on where they were.
+rng) and `envs` (process 0's envs mid-episode: physics, commands, delays, gait clocks),
+which `train` feeds back on resume so episodes carry on where they were.
 """
 
 from __future__ import annotations

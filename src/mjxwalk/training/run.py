@@ -68,9 +68,11 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
           resume: bool = False, show_progress: bool = True) -> TrainResult:
     """Train `config` and return the result; `resume=True` continues the run in `out`.
 
-    A resume restores the training state and every env's mid-episode state, so the run
-    continues exactly where its last checkpoint left it. When it returns (or raises), the
-    programs this call compiled are released (`jax.clear_caches()`, see below).
+    A resume restores the training state and process 0's envs mid-episode (every env, in a
+    one-process run), so the run continues exactly where its last checkpoint left it.
+    When it returns or raises, it empties JAX's in-memory compilation caches
+    (`jax.clear_caches()`, see below): the caller's own jitted functions compile again,
+    from the persistent cache where it holds them.
     """
     try:
         return _train(config, out, name, resume, show_progress)
@@ -78,8 +80,7 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
         # XLA:CPU maps memory for every compiled kernel and JAX's caches keep each call's
         # programs alive: about 9,500 maps per call, so the sixth train() in one process
         # (a notebook, the test suite) aborted at Linux's default vm.max_map_count of 65,530
-        # ("LLVM ERROR: Unable to allocate section memory"). Later calls reload from the
-        # persistent compilation cache.
+        # ("LLVM ERROR: Unable to allocate section memory").
         jax.clear_caches()
 
 
@@ -135,9 +136,10 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
     reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
     env_state = p_reset(compat.shard(reset_keys, local))
-    if resume and primary:
+    if resume:
         # process 0 checkpoints its own envs; other hosts' envs start fresh episodes
-        saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state)
+        saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state) if primary \
+            else (None, f"process {jax.process_index()}'s envs are not checkpointed")
         if saved_envs is None:
             warnings.warn(f"resuming with fresh episodes: {why_not}", stacklevel=3)
         else:  # laid out as the fresh reset, in buffers XLA owns (the step donates them)
