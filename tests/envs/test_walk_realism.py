@@ -75,7 +75,7 @@ def test_sensor_errors_reach_the_actor_only(kidbot):
     env = env_with(kidbot, sensors={"joint_zero_offset": (0.02, 0.02), "gyro_bias": (0.1, 0.1)})
     state = jax.jit(env.reset)(jax.random.PRNGKey(4))
     c = env.contract
-    actor = np.asarray(state.obs["state"])
+    actor = np.asarray(state.obs["state"])[:c.frame_size]  # the newest frame comes first
     critic = np.asarray(state.obs["privileged_state"])[:c.frame_size]
     np.testing.assert_allclose((actor - critic)[c.block_slice("joint_pos")], 0.02, atol=1e-5)
     np.testing.assert_allclose((actor - critic)[c.block_slice("gyro")], 0.1 * 0.25, atol=1e-5)

@@ -1,6 +1,26 @@
-"""The walk report's acceptance check, on reports written by hand."""
+"""The walk report: its scenarios' envs, and its acceptance check on reports written by hand."""
 
-from mjxwalk.training.evaluate import check_targets
+import dataclasses
+
+import pytest
+
+from mjxwalk.training.config import smoke
+from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, check_targets, scenario_env
+
+
+@pytest.mark.parametrize("trained_pushes", [{"enabled": False},
+                                            {"interval": [2.0, 5.0], "velocity": [0.1, 0.8]}])
+def test_scenarios_push_alike_whatever_the_run_trained_with(trained_pushes):
+    config = dataclasses.replace(smoke(), env_overrides=(("pushes", trained_pushes),
+                                                          ("history_length", 2)))
+    env = scenario_env(config, "forward_0.3")
+    pushes = env.config.pushes
+    assert (pushes.enabled, pushes.interval, pushes.velocity) == (
+        ACCEPTANCE_PUSHES["enabled"], ACCEPTANCE_PUSHES["interval"], ACCEPTANCE_PUSHES["velocity"])
+    # the rest of the run's env and the fixed command stay
+    assert env.config.history_length == 2
+    assert env.config.commands.vx_range == (0.3, 0.3)
+    assert env.config.commands.zero_probability == 0.0
 
 
 def _report(fwd_vx=0.28, turn_yaw=0.45, stand_vx=0.01, stand_yaw=0.02, falls=0.0):

@@ -61,6 +61,10 @@ SCENARIOS = {
 }
 """Fixed commands the walk report evaluates, one 20 s episode each."""
 
+ACCEPTANCE_PUSHES = {"enabled": True, "interval": (5.0, 10.0), "velocity": (0.1, 0.5)}
+"""Pushes of the walk report, whatever the run trained with (a kick of 0.1-0.5 m/s every
+5-10 s), so that runs trained with more, fewer or no pushes are judged on the same test."""
+
 
 def _forward_and_yaw(s):
     """Root forward speed in its own frame, world yaw rate, falls."""
@@ -68,28 +72,38 @@ def _forward_and_yaw(s):
     return lin[:, 0], s.data.qvel[:, 5], s.metrics["falls"]
 
 
-def env_with_fixed_commands(config, **commands):
+def env_with_fixed_commands(config, pushes: dict | None = None, **commands):
     """The run's env with commands never resampled and never zeroed (`commands` may pin
-    their ranges): evaluation and rendering set the command themselves."""
+    their ranges): evaluation and rendering set the command themselves. `pushes`, if
+    given, replaces the run's push settings (a `Pushes` field dict)."""
     import dataclasses
 
     from mjxwalk.training.run import build_env
 
     overrides = dict(config.env_overrides)
+    if pushes is not None:
+        overrides["pushes"] = pushes
     overrides["commands"] = {**commands, "zero_probability": 0.0, "axis_zero_probability": 0.0,
                              "resample_period": 1e6}
     return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
 
 
+def scenario_env(config, name: str):
+    """The env of one walk-report scenario: the run's randomization, the scenario's fixed
+    command, `ACCEPTANCE_PUSHES`."""
+    return env_with_fixed_commands(config, pushes=ACCEPTANCE_PUSHES, **SCENARIOS[name])
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
-    """Per scenario, under full randomization: mean forward speed and yaw rate against the
-    command, share of episodes with a fall, falls per minute."""
+    """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
+    forward speed and yaw rate against the command, share of episodes with a fall, falls
+    per minute."""
     from mjxwalk.wrappers import BatchedEnv
 
     report = {}
     policy = policy_fn(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
-        env = env_with_fixed_commands(config, **command)
+        env = scenario_env(config, name)
         steps = int(round(seconds / env.dt))
         batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
         (vx, yaw, falls), alive = first_episode(batched, policy, jax.random.PRNGKey(0), steps,

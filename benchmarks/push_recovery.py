@@ -1,0 +1,82 @@
+"""Which pushes knock a trained walk policy over: each push of the walk report's forward and
+stand scenarios, by size and by direction against the torso's heading.
+
+    python benchmarks/push_recovery.py runs/<name> [benchmarks/results/<prefix>]
+
+Writes <prefix>_pushes.json. A push counts as a fall when the episode ends in a fall within
+`FALL_WINDOW_S` after it (the report's falls come 0.5-1 s after a push).
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from mjxwalk import bench
+from mjxwalk.training import evaluate
+from mjxwalk.training.run import load_run
+from mjxwalk.wrappers import BatchedEnv
+
+FALL_WINDOW_S = 2.0
+SIZE_BINS = ((0.0, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.6))
+"""Push sizes, m/s (the acceptance pushes are 0.1-0.5)."""
+DIRECTIONS = {"front": (0.0, 45.0), "side": (45.0, 135.0), "back": (135.0, 180.1)}
+"""Angle between the push and the torso's heading, degrees."""
+
+
+def _record(s):
+    return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2], s.data.xmat[:, 1, :2, 0])
+
+
+def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: float):
+    """(size m/s, angle to heading deg, fell) per push of one scenario's first episodes."""
+    env = evaluate.scenario_env(config, scenario)
+    steps = int(round(seconds / env.dt))
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
+    (falls, pushes, velocity, heading), alive = jax.device_get(evaluate.first_episode(
+        batched, policy, jax.random.PRNGKey(0), steps, _record))
+    window = int(round(FALL_WINDOW_S / env.dt))
+    rows = []
+    for env_i in range(num_envs):
+        for t in np.flatnonzero(pushes[1:, env_i] * alive[1:, env_i]) + 1:
+            # the push is the jump in root velocity over its control step
+            kick = velocity[t, env_i] - velocity[t - 1, env_i]
+            forward = heading[t - 1, env_i] / np.linalg.norm(heading[t - 1, env_i])
+            side = np.array([-forward[1], forward[0]])
+            angle = abs(np.degrees(np.arctan2(kick @ side, kick @ forward)))
+            fell = bool(np.sum(falls[t:t + window, env_i] * alive[t:t + window, env_i]) > 0)
+            rows.append((float(np.linalg.norm(kick)), float(angle), fell))
+    return rows
+
+
+def summarize(rows) -> dict:
+    size, angle, fell = (np.array(c) for c in zip(*rows)) if rows else (np.zeros(0),) * 3
+
+    def share(mask):
+        return {"pushes": int(mask.sum()),
+                "fall_share": float(fell[mask].mean()) if mask.any() else None}
+
+    return {"all": share(np.ones_like(fell, bool)),
+            "by_size_m_s": {f"{lo}-{hi}": share((size >= lo) & (size < hi)) for lo, hi in SIZE_BINS},
+            "by_direction": {name: share((angle >= lo) & (angle < hi))
+                             for name, (lo, hi) in DIRECTIONS.items()}}
+
+
+def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
+    config, _, make_policy, step, state = load_run(run_dir)
+    policy = evaluate.policy_fn(make_policy, state, deterministic=True)
+    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
+           "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
+           "fall_window_s": FALL_WINDOW_S,
+           "scenarios": {name: summarize(pushes_and_falls(config, policy, name, num_envs, seconds))
+                         for name in ("forward_0.3", "stand")},
+           "versions": bench.versions()}
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}_pushes.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out["scenarios"], indent=1))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"))
