@@ -17,7 +17,6 @@ import numpy as np
 from mjxwalk import bench
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
-from mjxwalk.wrappers import BatchedEnv
 
 FALL_WINDOW_S = 2.0
 SIZE_BINS = ((0.0, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.6))
@@ -32,11 +31,8 @@ def _record(s):
 
 def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: float):
     """(size m/s, angle to heading deg, fell) per push of one scenario's first episodes."""
-    env = evaluate.scenario_env(config, scenario)
-    steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-    (falls, pushes, velocity, heading), alive = jax.device_get(evaluate.first_episode(
-        batched, policy, jax.random.PRNGKey(0), steps, _record))
+    env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds, _record)
+    (falls, pushes, velocity, heading), alive = jax.device_get(recorded)
     window = int(round(FALL_WINDOW_S / env.dt))
     rows = []
     for env_i in range(num_envs):

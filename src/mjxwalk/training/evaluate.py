@@ -94,20 +94,26 @@ def scenario_env(config, name: str):
     return env_with_fixed_commands(config, pushes=ACCEPTANCE_PUSHES, **SCENARIOS[name])
 
 
+def scenario_rollout(config, policy, name: str, num_envs: int, seconds: float, record):
+    """`num_envs` first episodes of scenario `name` (fixed seeds, so runs compare alike):
+    its env, and `first_episode`'s (records, alive mask)."""
+    from mjxwalk.wrappers import BatchedEnv
+
+    env = scenario_env(config, name)
+    steps = int(round(seconds / env.dt))
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
+    return env, first_episode(batched, policy, jax.random.PRNGKey(0), steps, record)
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
     forward speed and yaw rate against the command, share of episodes with a fall, falls
     per minute."""
-    from mjxwalk.wrappers import BatchedEnv
-
     report = {}
     policy = policy_fn(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
-        env = scenario_env(config, name)
-        steps = int(round(seconds / env.dt))
-        batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-        (vx, yaw, falls), alive = first_episode(batched, policy, jax.random.PRNGKey(0), steps,
-                                                _forward_and_yaw)
+        _, ((vx, yaw, falls), alive) = scenario_rollout(config, policy, name, num_envs, seconds,
+                                                        _forward_and_yaw)
         falls = falls * alive
         weight = jnp.maximum(jnp.sum(alive), 1.0)
         report[name] = {
