@@ -30,3 +30,19 @@ def rotate_inverse(quat, v, xp=np):
         xp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]),
     ])
     return rot.T @ v
+
+
+def relative_to_gravity(quat, gravity, xp=np):
+    """Orientation `quat` (world frame) re-expressed in the frame whose -z is `gravity`'s
+    direction: what an IMU's orientation filter reports, since it finds "down" from the
+    accelerometer, and so tilts with gravity (a sloped floor) where the world frame does not.
+
+    The frame's rotation q_g takes (0, 0, -1) to the unit gravity by the shortest arc;
+    the result is conj(q_g) * quat, so `gravity_in_frame` of it is gravity in the body frame.
+    """
+    down = gravity / xp.linalg.norm(gravity)
+    # shortest arc from a = (0, 0, -1) to b = down: (1 + a.b, a x b), normalized
+    q_g = xp.stack([1.0 - down[2], down[1], -down[0], 0.0 * down[2]])
+    q_g = q_g / xp.linalg.norm(q_g)
+    conj = q_g * xp.asarray([1.0, -1.0, -1.0, -1.0])
+    return quat_mul(conj, quat, xp=xp)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mjxwalk
-from mjxwalk import sim
+from mjxwalk import geometry, sim
 from mjxwalk.config import Latency, WalkConfig, override, without_randomization
 from mjxwalk.wrappers import BatchedEnv
 
@@ -86,6 +86,30 @@ def test_sensor_errors_reach_the_actor_only(kidbot):
     arm = env.robot.joint_names.index("left_elbow")  # unloaded joint: no sag
     q = float(state.data.qpos[env.index.qpos_adr[arm]])
     assert q == pytest.approx(float(env._default_pose[arm]) - 0.02, abs=3e-3)
+
+
+def test_imu_orientation_tilts_with_gravity(kidbot):
+    """A tilted gravity (the sloped floor of `gravity_tilt`) shows in the gravity reading of
+    actor and critic, as on a robot whose IMU finds "down" from its accelerometer; the
+    world-relative sensor quaternion would hide the slope from the policy."""
+    env = env_with(kidbot)
+    tilt = 0.05  # rad, the top of the default range
+    g = 9.81 * jnp.array([np.sin(tilt), 0.0, -np.cos(tilt)])
+    model = env.mjx_model.replace(opt=env.mjx_model.opt.replace(gravity=g))
+    reset = jax.jit(env.reset_with)
+    c, i = env.contract, env.index
+    gravity = c.block_slice("gravity")
+    for m, down in ((model, np.asarray(g) / 9.81), (env.mjx_model, np.array([0.0, 0.0, -1.0]))):
+        state = reset(m, jax.random.PRNGKey(3))
+        quat = np.asarray(state.data.sensordata[i.orientation_adr:i.orientation_adr + 4])
+        want = geometry.rotate_inverse(quat, down)
+        for view in ("state", "privileged_state"):
+            np.testing.assert_allclose(np.asarray(state.obs[view])[gravity], want, atol=1e-5)
+    # the robot stands upright on the floor, so it reads the slope: about `tilt` off vertical
+    reading = np.asarray(reset(model, jax.random.PRNGKey(3)).obs["state"])[gravity]
+    level = np.asarray(reset(env.mjx_model, jax.random.PRNGKey(3)).obs["state"])[gravity]
+    angle = np.arccos(np.clip(reading @ level, -1.0, 1.0))
+    assert angle == pytest.approx(tilt, abs=1e-4)
 
 
 def test_pushes_happen_at_the_configured_interval(kidbot):

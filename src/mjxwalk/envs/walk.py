@@ -256,7 +256,7 @@ class WalkEnv(brax_base.Env):
         phase = jax.random.uniform(keys[7], minval=0.0, maxval=2 * jnp.pi)
         params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
-        imu_now = self._true_imu(data)
+        imu_now = self._true_imu(model, data)
         imu = jnp.tile(imu_now[None], (self._imu_buffer, 1))
         contact, force = sim.feet_contact(model, data, idx)
         info = WalkInfo(
@@ -269,7 +269,7 @@ class WalkEnv(brax_base.Env):
             start_xy=xy, commanded_distance=jnp.zeros(()),
             yaw_rates=jnp.full(self._yaw_rate_steps, sim.local_velocity(data)[1][2]))
         rng, k_noise = jax.random.split(rng)
-        first = self._actor_frame(data, info, action, command, phase, k_noise)
+        first = self._actor_frame(model, data, info, action, command, phase, k_noise)
         info = info.replace(rng=rng, history=obs.initial_history(self.contract, first, xp=jnp))
         zero = jnp.zeros(())
         metrics = {f"reward/{name}": zero for name in _TERMS}
@@ -353,10 +353,10 @@ class WalkEnv(brax_base.Env):
             rng=rng, step=step, command=command, last_action=action, phase=phase,
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
-            imu=obs.push_history(info.imu, self._true_imu(data), xp=jnp),
+            imu=obs.push_history(info.imu, self._true_imu(model, data), xp=jnp),
             push_countdown=push_countdown, yaw_rates=yaw_rates,
             commanded_distance=info.commanded_distance + jnp.linalg.norm(command[:2]) * self.dt)
-        frame = self._actor_frame(data, info, action, command, phase, k_noise)
+        frame = self._actor_frame(model, data, info, action, command, phase, k_noise)
         info = info.replace(history=obs.push_history(info.history, frame, xp=jnp))
         done = fell | ~finite
         info = info.replace(level=jnp.where(done, self.next_level(info, data, fell), info.level))
@@ -412,39 +412,49 @@ class WalkEnv(brax_base.Env):
 
     # ------------------------------------------------------------------ observation parts
 
-    def _true_imu(self, data: mjx.Data) -> jax.Array:
+    def _imu(self, model: mjx.Model, data: mjx.Data) -> dict[str, jax.Array]:
+        # the robot's IMU finds "down" from its accelerometer, so a tilted gravity (a
+        # sloped floor) shows in its orientation; MuJoCo's framequat is world-relative
         imu = sim.imu(data, self.index)
+        orientation = geometry.relative_to_gravity(imu["orientation"], model.opt.gravity, xp=jnp)
+        return {**imu, "orientation": orientation}
+
+    def _true_imu(self, model: mjx.Model, data: mjx.Data) -> jax.Array:
+        imu = self._imu(model, data)
         return jnp.concatenate([imu["gyro"], imu["orientation"]])
 
-    def readings(self, data: mjx.Data, last_action, command, phase) -> dict[str, jax.Array]:
+    def readings(self, model: mjx.Model, data: mjx.Data, last_action, command, phase
+                 ) -> dict[str, jax.Array]:
         """What a perfect robot would measure, in the names `mjxwalk.obs.frame` expects."""
-        imu = sim.imu(data, self.index)
+        imu = self._imu(model, data)
         return {"gyro": imu["gyro"], "orientation": imu["orientation"],
                 "joint_pos": data.qpos[self.index.qpos_adr],
                 "joint_vel": data.qvel[self.index.dof_adr],
                 "last_action": last_action, "command": command, "gait_phase": phase}
 
-    def measured_readings(self, data: mjx.Data, info: WalkInfo, last_action, command, phase):
+    def measured_readings(self, model: mjx.Model, data: mjx.Data, info: WalkInfo, last_action,
+                          command, phase):
         """What this episode's robot measures: delayed, misaligned, biased IMU; encoders off
         by their zero error (noise is added to the frame, per block)."""
         p = info.params
         imu = info.imu[p.imu_delay]
         gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
         orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
-        readings = self.readings(data, last_action, command, phase)
+        readings = self.readings(model, data, last_action, command, phase)
         return {**readings, "gyro": gyro, "orientation": orientation,
                 "joint_pos": readings["joint_pos"] + p.servo.joint_offset}
 
-    def _actor_frame(self, data, info: WalkInfo, last_action, command, phase, rng):
-        readings = self.measured_readings(data, info, last_action, command, phase)
+    def _actor_frame(self, model, data, info: WalkInfo, last_action, command, phase, rng):
+        readings = self.measured_readings(model, data, info, last_action, command, phase)
         frame = obs.frame(self.contract, readings, xp=jnp)
         gravity, scale = self._gravity_block
         frame = frame.at[gravity].add(info.params.gravity_bias * scale)
         return frame + randomize.frame_noise(rng, self.contract, self.config.noise)
 
-    def _frame(self, data, last_action, command, phase):
+    def _frame(self, model, data, last_action, command, phase):
         """The noise-free frame of a perfect robot (the critic's view)."""
-        return obs.frame(self.contract, self.readings(data, last_action, command, phase), xp=jnp)
+        return obs.frame(self.contract, self.readings(model, data, last_action, command, phase),
+                         xp=jnp)
 
     def _privileged(self, model, data, info: WalkInfo, last_action, command, phase, contact, force):
         """Critic-only: the clean frame plus what the robot cannot measure."""
@@ -453,7 +463,7 @@ class WalkEnv(brax_base.Env):
         torso = data.xpos[idx.torso_body]
         p = info.params
         return jnp.concatenate([
-            self._frame(data, last_action, command, phase), lin_vel, ang_vel * 0.25,
+            self._frame(model, data, last_action, command, phase), lin_vel, ang_vel * 0.25,
             jnp.mean(info.yaw_rates, keepdims=True),
             (torso[2:3] - self.ground_height(torso[:2])) / self._torso_height,
             contact.astype(jnp.float32), force / self._weight, info.feet_air_time,
