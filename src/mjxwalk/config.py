@@ -74,7 +74,8 @@ class ModelRandomization:
     torque_limit_scale: Range = (0.9, 1.1)
     """Factor on each servo's stall torque."""
     gravity_tilt: Range = (0.0, 0.05)
-    """Tilt of gravity (a sloped floor), rad, in a random direction."""
+    """Tilt of gravity (a sloped floor), rad, in a random direction. The IMU orientation is
+    relative to true gravity, so the robot reads the slope as its IMU would."""
 
 
 @dataclasses.dataclass(frozen=True)
