@@ -1,0 +1,79 @@
+"""Which episodes a trained walk policy falls in without any push: the forward and stand
+scenarios with pushes off, their falls split by this episode's action delay, IMU delay and
+floor slope (gravity tilt), everything else randomized as in training.
+
+    python benchmarks/fall_causes.py runs/<name> [benchmarks/results/<prefix>]
+
+Writes <prefix>_fall_causes.json.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from mjxwalk import bench
+from mjxwalk.training import evaluate
+from mjxwalk.training.run import load_run
+from mjxwalk.wrappers import BatchedEnv
+
+TILT_BINS_DEG = ((0.0, 1.0), (1.0, 2.0), (2.0, 3.0))
+"""Gravity tilt bins, degrees (the default range is 0-0.05 rad, 2.9 degrees)."""
+
+
+def _record(s):
+    p = s.info["walk"].params
+    return s.metrics["falls"], p.action_delay, p.action_delay_substeps, p.imu_delay
+
+
+def episodes(config, policy, scenario: str, num_envs: int, seconds: float) -> dict:
+    """Per first episode: fell, action delay (control periods), IMU delay, tilt (degrees)."""
+    env = evaluate.env_with_fixed_commands(config, pushes={"enabled": False},
+                                           **evaluate.SCENARIOS[scenario])
+    steps = int(round(seconds / env.dt))
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=11)
+    recorded = evaluate.first_episode(batched, policy, jax.random.PRNGKey(0), steps, _record)
+    (falls, delay, substeps, imu_delay), alive = jax.device_get(recorded)
+    gravity = np.asarray(batched.model.opt.gravity).reshape(-1, 3)
+    gravity = np.broadcast_to(gravity, (num_envs, 3))
+    return {"fell": np.sum(falls * alive, axis=0) > 0,
+            "action_delay": delay[0] + substeps[0] / env.n_substeps,
+            "imu_delay": imu_delay[0],
+            "tilt_deg": np.degrees(np.arccos(-gravity[:, 2] / np.linalg.norm(gravity, axis=1)))}
+
+
+def _share(fell, mask) -> dict:
+    return {"episodes": int(mask.sum()),
+            "fall_share": float(fell[mask].mean()) if mask.any() else None}
+
+
+def summarize(ep: dict) -> dict:
+    fell = ep["fell"]
+    return {
+        "all": _share(fell, np.ones_like(fell)),
+        "by_action_delay_periods": {f"{v:g}": _share(fell, np.isclose(ep["action_delay"], v))
+                                    for v in np.unique(ep["action_delay"])},
+        "by_imu_delay_steps": {f"{v:g}": _share(fell, ep["imu_delay"] == v)
+                               for v in np.unique(ep["imu_delay"])},
+        "by_tilt_deg": {f"{lo:g}-{hi:g}": _share(fell, (ep["tilt_deg"] >= lo) & (ep["tilt_deg"] < hi))
+                        for lo, hi in TILT_BINS_DEG},
+    }
+
+
+def main(run_dir: Path, prefix: Path, num_envs: int = 256, seconds: float = 10.0) -> None:
+    config, _, make_policy, step, state = load_run(run_dir)
+    policy = evaluate.policy_fn(make_policy, state, deterministic=True)
+    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
+           "seconds": seconds, "pushes": "off",
+           "scenarios": {name: summarize(episodes(config, policy, name, num_envs, seconds))
+                         for name in ("forward_0.3", "stand")},
+           "versions": bench.versions()}
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}_fall_causes.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out["scenarios"], indent=1))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"))
