@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
@@ -105,10 +107,26 @@ def scenario_rollout(config, policy, name: str, num_envs: int, seconds: float, r
     return env, first_episode(batched, policy, jax.random.PRNGKey(0), steps, record)
 
 
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial share (95% for z = 1.96). Unlike the normal
+    approximation it stays inside [0, 1] and is not empty at 0 or `trials` successes, which
+    matters for fall counts of a few in 64 episodes."""
+    if trials <= 0:
+        raise ValueError(f"trials must be > 0, got {trials}")
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be in [0, {trials}], got {successes}")
+    p = successes / trials
+    scale = 1.0 + z * z / trials
+    center = (p + z * z / (2 * trials)) / scale
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / scale
+    return max(0.0, center - half), min(1.0, center + half)
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
-    forward speed and yaw rate against the command, share of episodes with a fall, falls
-    per minute."""
+    forward speed and yaw rate against the command, share of episodes with a fall (with
+    its 95% interval: 64 episodes resolve it to about ±12 points at 40%), falls per
+    minute."""
     report = {}
     policy = policy_fn(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
@@ -116,11 +134,13 @@ def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float =
                                                         _forward_and_yaw)
         falls = falls * alive
         weight = jnp.maximum(jnp.sum(alive), 1.0)
+        fell = int(jnp.sum(jnp.sum(falls, axis=0) > 0))
         report[name] = {
             "command_vx": command["vx_range"][0], "command_yaw_rate": command["yaw_rate_range"][0],
             "mean_vx": float(jnp.sum(vx * alive) / weight),
             "mean_yaw_rate": float(jnp.sum(yaw * alive) / weight),
-            "episodes_with_fall": float(jnp.mean(jnp.sum(falls, axis=0) > 0)),
+            "episodes_with_fall": fell / num_envs,
+            "episodes_with_fall_ci95": wilson_interval(fell, num_envs),
             "falls_per_minute": float(jnp.sum(falls) / num_envs / (seconds / 60)),
         }
     return report
