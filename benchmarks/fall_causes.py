@@ -39,9 +39,10 @@ def episodes(config, policy, scenario: str, num_envs: int, seconds: float) -> di
     (falls, delay, substeps, imu_delay), alive = jax.device_get(recorded)
     gravity = np.asarray(batched.model.opt.gravity).reshape(-1, 3)
     gravity = np.broadcast_to(gravity, (num_envs, 3))
-    fell = np.sum(falls * alive, axis=0) > 0
+    falls = falls * alive
+    fell = np.sum(falls, axis=0) > 0
     return {"fell": fell,
-            "fall_time_s": np.where(fell, (np.argmax(falls * alive, axis=0) + 1) * env.dt, np.nan),
+            "fall_time_s": np.where(fell, (np.argmax(falls, axis=0) + 1) * env.dt, np.nan),
             "action_delay": delay[0] + substeps[0] / env.n_substeps,
             "imu_delay": imu_delay[0],
             "tilt_deg": np.degrees(np.arccos(-gravity[:, 2] / np.linalg.norm(gravity, axis=1)))}
@@ -61,9 +62,9 @@ def summarize(ep: dict) -> dict:
     times = ep["fall_time_s"][fell]
     return {
         "all": _share(fell, np.ones_like(fell)),
-        "fall_time_s": {"median": float(np.median(times)) if fell.any() else None,
+        "fall_time_s": {"median": float(np.median(times)) if times.size else None,
                         f"share_of_falls_in_first_{STARTUP_S:g}s":
-                            float(np.mean(times < STARTUP_S)) if fell.any() else None},
+                            float(np.mean(times < STARTUP_S)) if times.size else None},
         "by_action_delay_periods": {f"{v:g}": _share(fell, np.isclose(ep["action_delay"], v))
                                     for v in np.unique(ep["action_delay"])},
         "by_imu_delay_steps": {f"{v:g}": _share(fell, ep["imu_delay"] == v)
