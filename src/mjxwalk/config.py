@@ -198,7 +198,9 @@ class RewardScales:
     action_rate: float = -0.03
     """Change of the action between steps. At -0.01, 15% of 10 s forward episodes without
     pushes fell, mostly under the longest action delays; at -0.03 7% did (256 episodes
-    each, benchmarks/results/walk_cpu_60min_action_rate_fall_causes.json)."""
+    each, benchmarks/results/walk_cpu_60min_action_rate_fall_causes.json). At -0.06, 6% fell
+    and more kicks while walking ended in a fall (21% against 16%,
+    benchmarks/results/walk_cpu_action_rate_006_pushes.json)."""
     feet_air_time: float = 1.0
     """Air time of each step (up to the target duration), paid at touch-down."""
     feet_phase: float = 1.0
