@@ -16,7 +16,7 @@ import mujoco
 from brax.envs import base as brax_base
 from flax import struct
 
-from mjxwalk import commands, geometry, obs, randomize, rewards, scene, sim
+from mjxwalk import commands, geometry, obs, randomize, rewards, scene, sim, symmetry
 from mjxwalk import terrain as terrain_lib
 from mjxwalk.compat import mjx
 from mjxwalk.config import RewardScales, WalkConfig
@@ -122,6 +122,22 @@ class WalkEnv(brax_base.Env):
             gait_frequency=config.gait_frequency if config.gait_phase else 0.0,
         )
         self._init_constants(mj_model)
+        self._mirror: Mirror | None = None
+
+    @property
+    def mirror(self) -> Mirror:
+        """Left-right mirror maps of this env's observations and actions (for symmetry
+        augmentation); raises `SpecError` naming the joint if the robot is not symmetric."""
+        if self._mirror is None:
+            robot = self.robot
+            joints = symmetry.joint_mirror(self.mj_model, robot.joint_names, robot.mjcf_path)
+            symmetry.check_default_pose(joints, robot.array("default"), robot.joint_names,
+                                        robot.spec_path)
+            frame = symmetry.frame_mirror(self.contract, joints)
+            self._mirror = Mirror(
+                frame=frame, state=symmetry.tile(frame, self.contract.history_length),
+                privileged_state=privileged_mirror(frame, joints), action=joints)
+        return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
         robot, idx = self.robot, self.index
@@ -475,6 +491,20 @@ class WalkEnv(brax_base.Env):
         ])
 
 
+@dataclasses.dataclass(frozen=True)
+class Mirror:
+    """The env's vectors reflected left to right (see `mjxwalk.symmetry`)."""
+
+    frame: symmetry.SignedPermutation
+    """One actor observation frame."""
+    state: symmetry.SignedPermutation
+    """The actor observation (every history frame alike)."""
+    privileged_state: symmetry.SignedPermutation
+    """The critic observation."""
+    action: symmetry.SignedPermutation
+    """The action (and anything else in joint order)."""
+
+
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
 
 
@@ -485,3 +515,16 @@ def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
             ("payload", 1), ("delays", 2), ("joint_torque", nu)]
 
+
+
+def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation
+                      ) -> symmetry.SignedPermutation:
+    """Mirror map of the privileged observation, part by part of `privileged_layout`."""
+    parts = {"frame": frame, "lin_vel": symmetry.signs(symmetry.POLAR),
+             "ang_vel": symmetry.signs(symmetry.AXIAL), "mean_yaw_rate": symmetry.signs((-1.0,)),
+             "height": symmetry.identity(1), "feet_contact": symmetry.swap_pair(),
+             "feet_force": symmetry.swap_pair(), "feet_air_time": symmetry.swap_pair(),
+             "floor_friction": symmetry.identity(1), "payload": symmetry.identity(1),
+             "delays": symmetry.identity(2), "joint_torque": joints}
+    return symmetry.concat([parts[name] for name, _ in privileged_layout(joints.size,
+                                                                          frame.size)])

@@ -49,6 +49,9 @@ class TrainConfig:
     """Gradient clipping by global norm."""
     normalize_observations: bool = True
     """Running mean/std normalization of observations."""
+    symmetry_augmentation: bool = False
+    """Also learn from the left-right mirror image of every collected trajectory (the robot
+    must be mirror-symmetric; `mjxwalk.symmetry` checks it). Doubles each minibatch."""
     policy_hidden: tuple[int, ...] = (128, 128, 128)
     """Actor MLP layer sizes."""
     value_hidden: tuple[int, ...] = (256, 256, 256)

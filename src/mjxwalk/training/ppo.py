@@ -4,8 +4,10 @@ brax's `ppo.train()` owns its training state and drops the optimizer state on re
 (brax issue #655); here the whole state is ours, so a checkpoint holds all of it and a
 resumed run continues exactly. One iteration = collect `batch_size x num_minibatches`
 unrolls of `unroll_length` steps, update the observation normalizer, then
-`num_updates_per_batch` passes of minibatch gradient steps. `iteration` is pmapped over
-the local devices (and, with jax.distributed, all hosts' devices share one axis).
+`num_updates_per_batch` passes of minibatch gradient steps. With `symmetry_augmentation`
+the collected unrolls are joined by their mirror images first (`mjxwalk.training.augment`).
+`iteration` is pmapped over the local devices (and, with jax.distributed, all hosts'
+devices share one axis).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from brax.training.agents.ppo import losses as ppo_losses
 from brax.training.agents.ppo import networks as ppo_networks
 from flax import struct
 
+from mjxwalk.training import augment
 from mjxwalk.training.config import TrainConfig
 
 AXIS = "devices"
@@ -82,6 +85,7 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
     update = gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis, has_aux=True)
     # batch_size x num_minibatches unrolls over all devices, as in brax
     unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
+    mirror = env.unwrapped.mirror if config.symmetry_augmentation else None
 
     def minibatch_step(carry, batch, normalizer_params):
         opt_state, params, key = carry
@@ -121,6 +125,9 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
         data = jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
         step_metrics = data.extras["state_extras"].pop("step_metrics")
+        metrics = {"env/reward": jnp.mean(data.reward), "env/done": jnp.mean(1.0 - data.discount)}
+        if mirror is not None:  # every minibatch then holds twice the unrolls
+            data = augment.augment(data, mirror)
         normalizer = state.normalizer_params
         if config.normalize_observations:
             normalizer = running_statistics.update(normalizer, data.observation,
@@ -129,10 +136,8 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
             functools.partial(epoch, data=data, normalizer_params=normalizer),
             (state.optimizer_state, state.params, k_sgd), None,
             length=config.num_updates_per_batch)
-        metrics = {f"loss/{k}": jnp.mean(v) for k, v in loss_metrics.items()}
+        metrics.update({f"loss/{k}": jnp.mean(v) for k, v in loss_metrics.items()})
         metrics.update({f"env/{k}": jnp.mean(v) for k, v in step_metrics.items()})
-        metrics["env/reward"] = jnp.mean(data.reward)
-        metrics["env/done"] = jnp.mean(1.0 - data.discount)
         if axis is not None:
             metrics = jax.lax.pmean(metrics, axis)
         steps = config.env_steps_per_iteration
