@@ -2,12 +2,16 @@
 and a training run that really learns from twice the data."""
 
 import dataclasses
+import shutil
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from brax.training import distribution, types
 
+from mjxwalk.errors import SpecError
+from mjxwalk.robot import models_dir
 from mjxwalk.training import augment
 from mjxwalk.training.config import smoke
 from mjxwalk.training.run import train
@@ -76,3 +80,17 @@ def test_training_with_augmentation_learns_from_twice_the_samples(tmp_path, walk
     # a normalizer fed both halves is symmetric: the mirrored mean is the mean
     mean = result.state.normalizer_params.mean["state"]
     np.testing.assert_allclose(walk_env.mirror.state.apply(mean), mean, atol=1e-5)
+
+
+def test_asymmetric_robot_is_refused_before_anything_is_written(tmp_path):
+    robot = tmp_path / "kidbot"
+    shutil.copytree(models_dir() / "kidbot", robot)
+    xml = robot / "kidbot.xml"
+    xml.write_text(xml.read_text().replace('name="right_knee" class="pitch" range="0 2.2"',
+                                           'name="right_knee" class="pitch" range="0 2.0"'))
+    config = dataclasses.replace(smoke(), robot=str(robot / "kidbot.toml"),
+                                 symmetry_augmentation=True)
+    out = tmp_path / "run"
+    with pytest.raises(SpecError, match=r"range.*--no-symmetry-augmentation"):
+        train(config, out=out, show_progress=False)
+    assert not out.exists()

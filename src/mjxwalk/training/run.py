@@ -92,10 +92,12 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     run_dir = _run_dir(out, name, config)
     if resume and not (run_dir / "checkpoints").is_dir():
         raise checkpoint.CheckpointError(f"--resume: no checkpoints in {run_dir}")
+    env = build_env(config)
+    if config.symmetry_augmentation:
+        _check_symmetric(env)
     run_dir.mkdir(parents=True, exist_ok=True)
     primary = jax.process_index() == 0
 
-    env = build_env(config)
     from mjxwalk.wrappers import BatchedEnv
 
     envs_per_device = config.num_envs // n_devices
@@ -230,6 +232,17 @@ def load_run(run_dir: str | Path):
     from brax.training.agents.ppo import networks as ppo_networks
 
     return config, env, ppo_networks.make_inference_fn(networks), step, state
+
+
+def _check_symmetric(env) -> None:
+    """Symmetry augmentation needs a mirror-symmetric robot: say so before any compile."""
+    from mjxwalk.errors import SpecError
+
+    try:
+        env.mirror
+    except SpecError as e:
+        raise SpecError(e.path, f"{e.problem}. symmetry_augmentation needs a left-right "
+                        "symmetric robot: train it with --no-symmetry-augmentation") from None
 
 
 def _all_processes_agree(flag: bool) -> bool:
