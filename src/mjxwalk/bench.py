@@ -136,7 +136,8 @@ def randomization_sweep(robot, terrain: str, batches: list[int], steps: int, rep
 def training_sweep(robot, batches: list[int], iterations: int = 4,
                    log: Callable[[str], None] = print) -> list[Timing]:
     """PPO training throughput (collection + updates) against the batched env alone, with
-    the cpu preset's learner settings at each batch size."""
+    the cpu preset's learner settings at each batch size, without and with symmetry
+    augmentation (which doubles each minibatch)."""
     import dataclasses
     import tempfile
 
@@ -153,18 +154,21 @@ def training_sweep(robot, batches: list[int], iterations: int = 4,
         env = mjxwalk.make_env("walk", robot)
         t = time_batched_env(env, batch, config.unroll_length, what="batched_env")
         results.append(t)
-        with tempfile.TemporaryDirectory() as tmp:
-            start = time.perf_counter()
-            mjxwalk.train(config, out=tmp, show_progress=False)
-            rows = read_metrics(tmp)
-            total = time.perf_counter() - start
-        rate = statistics.median(r["env_steps_per_s"] for r in rows[1:])  # first has compile
-        physics = rate * env.n_substeps
-        results.append(Timing("training", batch, env.n_substeps, config.env_steps_per_iteration,
-                              rows[0].get("compile_s", total), config.env_steps_per_iteration / rate,
-                              physics, rate, rate * env.dt))
-        log(f"batch {batch:5d}: env alone {t.env_steps_per_s:8.0f} env steps/s, PPO training "
-            f"{rate:8.0f} env steps/s ({100 * rate / t.env_steps_per_s:.0f}%)")
+        for what, symmetric in (("training", False), ("training_symmetry", True)):
+            run = dataclasses.replace(config, symmetry_augmentation=symmetric)
+            with tempfile.TemporaryDirectory() as tmp:
+                start = time.perf_counter()
+                mjxwalk.train(run, out=tmp, show_progress=False)
+                rows = read_metrics(tmp)
+                total = time.perf_counter() - start
+            rate = statistics.median(r["env_steps_per_s"] for r in rows[1:])  # first has compile
+            physics = rate * env.n_substeps
+            results.append(Timing(what, batch, env.n_substeps, config.env_steps_per_iteration,
+                                  rows[0].get("compile_s", total),
+                                  config.env_steps_per_iteration / rate, physics, rate,
+                                  rate * env.dt))
+            log(f"batch {batch:5d}: env alone {t.env_steps_per_s:8.0f} env steps/s, {what} "
+                f"{rate:8.0f} env steps/s ({100 * rate / t.env_steps_per_s:.0f}%)")
     return results
 
 
@@ -258,7 +262,8 @@ def plot(results: list[Timing], path, title: str) -> None:
                         ("randomization_off", "batched walk env, randomization off"),
                         ("randomization_on", "batched walk env, all randomization on"),
                         ("batched_env", "batched walk env alone"),
-                        ("training", "PPO training (collect + update)")):
+                        ("training", "PPO training (collect + update)"),
+                        ("training_symmetry", "PPO training, symmetry augmentation")):
         rows = sorted((t.batch, t.physics_steps_per_s) for t in results if t.what == what)
         if rows:
             ax.plot(*zip(*rows), marker="o", label=label)

@@ -50,3 +50,4 @@ def test_cli_help_documents_every_field():
                    "--coordinator", "--learning-rate"):
         assert option in text
     assert "Wall-clock budget" in text  # docstrings become help
+    assert "costs 15% of" in " ".join(text.split())  # a docstring's % survives argparse

@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         results = bench.training_sweep(robot, args.batch)
         by = {(r.what, r.batch): r for r in results}
         for batch in args.batch:
-            overhead[f"training_share,batch={batch}"] = \
-                by["training", batch].env_steps_per_s / by["batched_env", batch].env_steps_per_s
+            for what in ("training", "training_symmetry"):
+                overhead[f"{what}_share,batch={batch}"] = \
+                    by[what, batch].env_steps_per_s / by["batched_env", batch].env_steps_per_s
     elif args.randomization:
         substeps = [robot.n_substeps]
         results = bench.randomization_sweep(robot, args.terrain, args.batch, args.steps, args.repeats)

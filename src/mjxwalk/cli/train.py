@@ -58,7 +58,8 @@ def parser() -> argparse.ArgumentParser:
             continue
         flags = [f"--{f.name.replace('_', '-')}"] + ([ALIASES[f.name]] if f.name in ALIASES else [])
         kind = hints[f.name]
-        kw: dict = {"default": None, "help": docs.get(f.name, "")}
+        # argparse formats help with %, so a docstring's own % must be escaped
+        kw: dict = {"default": None, "help": docs.get(f.name, "").replace("%", "%%")}
         if kind is bool:
             kw["action"] = argparse.BooleanOptionalAction
         elif typing.get_origin(kind) is tuple:
