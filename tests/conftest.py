@@ -62,3 +62,15 @@ def brax_humanoid_spec(tmp_path_factory):
     path = tmp_path_factory.mktemp("brax_humanoid") / "brax_humanoid.toml"
     path.write_text(text)
     return path
+
+
+@pytest.fixture
+def kidbot_copy(tmp_path):
+    """A writable copy of the built-in robot's folder."""
+    import shutil
+
+    from mjxwalk.robot import models_dir
+
+    dst = tmp_path / "kidbot"
+    shutil.copytree(models_dir() / "kidbot", dst)
+    return dst

@@ -1,14 +1,13 @@
 """Robot specs: the built-in robot loads, and every kind of bad input names its problem."""
 
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 import mjxwalk
 from mjxwalk.errors import SpecError
-from mjxwalk.robot import load_robot, models_dir
+from mjxwalk.robot import load_robot
 
 KIDBOT_JOINTS = 18
 
@@ -36,14 +35,6 @@ def test_foreign_humanoid_with_torque_motors(brax_humanoid_spec):
     assert robot.nu == 17
     assert robot.imu_site == "mjxwalk_imu"  # added at imu_body
     assert robot.default_base_qpos[2] > 1.0  # computed so the feet touch z = 0
-
-
-@pytest.fixture
-def kidbot_copy(tmp_path):
-    """A writable copy of the built-in robot's folder."""
-    dst = tmp_path / "kidbot"
-    shutil.copytree(models_dir() / "kidbot", dst)
-    return dst
 
 
 def edit(path, old, new, count=1):

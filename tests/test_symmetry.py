@@ -1,7 +1,6 @@
 """Mirror maps: names, signed permutations, the joint map derived from the MJCF, and the
 errors for robots that are not left-right symmetric."""
 
-import shutil
 
 import mujoco
 import numpy as np
@@ -9,7 +8,7 @@ import pytest
 
 from mjxwalk import obs, symmetry
 from mjxwalk.errors import SpecError
-from mjxwalk.robot import load_robot, models_dir
+from mjxwalk.robot import load_robot
 from mjxwalk.scene import build_model
 
 
@@ -80,13 +79,6 @@ def test_mirrored_joint_angles_give_the_mirror_image_pose(robot_name, kidbot, br
         xpos = _body_positions(model, q, qpos_adr)
         mirrored = _body_positions(model, m.apply(q), qpos_adr)
         np.testing.assert_allclose(mirrored[partner], xpos * symmetry.POLAR, atol=1e-6)
-
-
-@pytest.fixture
-def kidbot_copy(tmp_path):
-    dst = tmp_path / "kidbot"
-    shutil.copytree(models_dir() / "kidbot", dst)
-    return dst
 
 
 def _mirror_error(folder, old, new, pattern):

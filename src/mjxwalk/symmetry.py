@@ -110,8 +110,8 @@ def joint_mirror(model: mujoco.MjModel, joint_names: tuple[str, ...], path=None,
 
     `model` is the compiled robot; the comparison is made at the zero pose with the root at
     the origin, unrotated. Raises `SpecError` (naming `path`) when a joint has no partner in
-    the list, when a partner's anchor or axis is not the mirror image of the joint's, or
-    when its range or default pose is not the mirrored one.
+    the list, or when a partner's anchor, axis or range is not the mirror image of the
+    joint's (the default pose is `check_default_pose`'s).
     """
     data = mujoco.MjData(model)
     data.qpos[:] = model.qpos0
@@ -163,20 +163,15 @@ def frame_mirror(contract, joints: SignedPermutation) -> SignedPermutation:
     The gait clock moves half a cycle (cos and sin change sign): the left foot's part of
     the cycle becomes the right foot's.
     """
-    blocks = {
-        "gyro": lambda: signs(AXIAL),
-        "gravity": lambda: signs(POLAR),
-        "joint_pos": lambda: joints,
-        "joint_vel": lambda: joints,
-        "last_action": lambda: joints,
-        "command": lambda: signs((1.0, -1.0, -1.0)),  # vx, vy, yaw_rate
-        "gait_phase": lambda: signs((-1.0, -1.0)),
-    }
+    blocks = {"gyro": signs(AXIAL), "gravity": signs(POLAR), "joint_pos": joints,
+              "joint_vel": joints, "last_action": joints,
+              "command": signs((1.0, -1.0, -1.0)),  # vx, vy, yaw_rate
+              "gait_phase": signs((-1.0, -1.0))}
     parts = []
     for block in contract.obs_blocks:
         if block.name not in blocks:
             raise ValueError(f"symmetry: no mirror map for observation block {block.name!r}")
-        part = blocks[block.name]()
+        part = blocks[block.name]
         if part.size != block.size:
             raise ValueError(f"symmetry: block {block.name!r} has {block.size} values, its "
                              f"mirror map {part.size}")

@@ -2,7 +2,6 @@
 and a training run that really learns from twice the data."""
 
 import dataclasses
-import shutil
 
 import jax
 import jax.numpy as jnp
@@ -11,7 +10,6 @@ import pytest
 from brax.training import distribution, types
 
 from mjxwalk.errors import SpecError
-from mjxwalk.robot import models_dir
 from mjxwalk.training import augment
 from mjxwalk.training.config import smoke
 from mjxwalk.training.run import train
@@ -82,9 +80,8 @@ def test_training_with_augmentation_learns_from_twice_the_samples(tmp_path, walk
     np.testing.assert_allclose(walk_env.mirror.state.apply(mean), mean, atol=1e-5)
 
 
-def test_asymmetric_robot_is_refused_before_anything_is_written(tmp_path):
-    robot = tmp_path / "kidbot"
-    shutil.copytree(models_dir() / "kidbot", robot)
+def test_asymmetric_robot_is_refused_before_anything_is_written(tmp_path, kidbot_copy):
+    robot = kidbot_copy
     xml = robot / "kidbot.xml"
     xml.write_text(xml.read_text().replace('name="right_knee" class="pitch" range="0 2.2"',
                                            'name="right_knee" class="pitch" range="0 2.0"'))

@@ -516,7 +516,6 @@ def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
             ("payload", 1), ("delays", 2), ("joint_torque", nu)]
 
 
-
 def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation
                       ) -> symmetry.SignedPermutation:
     """Mirror map of the privileged observation, part by part of `privileged_layout`."""
