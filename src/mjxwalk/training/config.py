@@ -57,7 +57,9 @@ class TrainConfig:
     falls and tracking error the run without it had at 19.9M
     (benchmarks/results/walk_cpu_symmetry.json)."""
     policy_hidden: tuple[int, ...] = (128, 128, 128)
-    """Actor MLP layer sizes."""
+    """Actor MLP layer sizes. 512-256-128 (with the same critic) trained the kidbot walk at
+    half the steps per second on a 2-core CPU and, by 8M steps, no better per step
+    (benchmarks/results/walk_cpu_big_net.json)."""
     value_hidden: tuple[int, ...] = (256, 256, 256)
     """Critic MLP layer sizes."""
     seed: int = 0
