@@ -1,7 +1,6 @@
 """Mirror maps: names, signed permutations, the joint map derived from the MJCF, and the
 errors for robots that are not left-right symmetric."""
 
-
 import mujoco
 import numpy as np
 import pytest

@@ -81,11 +81,10 @@ def test_training_with_augmentation_learns_from_twice_the_samples(tmp_path, walk
 
 
 def test_asymmetric_robot_is_refused_before_anything_is_written(tmp_path, kidbot_copy):
-    robot = kidbot_copy
-    xml = robot / "kidbot.xml"
+    xml = kidbot_copy / "kidbot.xml"
     xml.write_text(xml.read_text().replace('name="right_knee" class="pitch" range="0 2.2"',
                                            'name="right_knee" class="pitch" range="0 2.0"'))
-    config = dataclasses.replace(smoke(), robot=str(robot / "kidbot.toml"),
+    config = dataclasses.replace(smoke(), robot=str(kidbot_copy / "kidbot.toml"),
                                  symmetry_augmentation=True)
     out = tmp_path / "run"
     with pytest.raises(SpecError, match=r"range.*--no-symmetry-augmentation"):
