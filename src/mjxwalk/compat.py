@@ -103,6 +103,19 @@ def owned_copy(tree):
     return _copy_tree(tree)
 
 
+def as_pmap_outputs(tree, axis_name: str):
+    """`tree` (leading axis: the local devices) in fresh buffers laid out exactly as a pmap
+    over `axis_name` lays out its outputs.
+
+    A pmapped step fed its own outputs traces and compiles again if its first inputs were
+    laid out otherwise (JAX 0.10 names the mesh axis after the pmap's axis: arrays sharded
+    over another name, or replicated by sharding propagation, do not match). Passing the
+    first inputs through a pmapped identity gives them the layout later calls bring,
+    whatever the JAX version makes of it.
+    """
+    return jax.pmap(jax.lax.optimization_barrier, axis_name=axis_name)(tree)
+
+
 def replicate(tree, devices):
     """One copy of `tree` per device, stacked on a leading axis and sharded across them.
 

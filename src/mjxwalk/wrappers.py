@@ -55,7 +55,9 @@ class BatchedEnv(brax_base.Wrapper):
         info = state.info
         steps = info["steps"] + 1
         fell = state.metrics["falls"] > 0
-        truncation = jnp.where((steps >= self.episode_length) & (state.done == 0), 1.0, 0.0)
+        # float32, not the weak type jnp.where(..., 1.0, 0.0) gives: a state that comes back
+        # with another type than it went in makes the training step compile twice
+        truncation = ((steps >= self.episode_length) & (state.done == 0)).astype(jnp.float32)
         done = jnp.maximum(state.done, truncation)
         walk = info["walk"]
         # a truncated episode ends well: the curriculum judges it too

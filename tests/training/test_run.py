@@ -49,6 +49,16 @@ def test_run_directory_has_everything(smoke_run):
     assert (d / "policy_params.msgpack").stat().st_size > 1000
 
 
+def test_smoke_run_learns_from_twice_the_samples(smoke_run, walk_env):
+    """The smoke preset augments with mirror images, as the cpu and gpu presets do."""
+    assert smoke().symmetry_augmentation
+    # the observation normalizer saw every collected step and its mirror image
+    assert int(smoke_run.state.normalizer_params.count) == 2 * smoke().num_timesteps
+    # a normalizer fed both halves is symmetric: the mirrored mean is the mean
+    mean = smoke_run.state.normalizer_params.mean["state"]
+    np.testing.assert_allclose(walk_env.mirror.state.apply(mean), mean, atol=1e-5)
+
+
 def _assert_same(a, b):
     la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
     assert len(la) == len(lb)

@@ -105,11 +105,12 @@ class TrainConfig:
 
 
 def smoke() -> TrainConfig:
-    """Seconds on a CPU: for tests and for checking an install."""
+    """Seconds on a CPU: for tests and for checking an install. Symmetry augmentation is on
+    as in `cpu` and `gpu`, so a smoke run goes through the same training step."""
     return TrainConfig(num_envs=32, num_timesteps=4 * 32 * 8 * 4, episode_length=100,
                        unroll_length=8, batch_size=32, num_minibatches=4,
                        num_updates_per_batch=2, policy_hidden=(32, 32), value_hidden=(32, 32),
-                       checkpoint_every_s=1e9)
+                       checkpoint_every_s=1e9, symmetry_augmentation=True)
 
 
 def cpu() -> TrainConfig:

@@ -155,6 +155,7 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
         lambda i: jnp.where(i == 0, state.rng, jax.random.fold_in(state.rng, i)))(
         jnp.arange(len(local)) + jax.process_index() * len(local))
     replicated = replicated.replace(rng=compat.shard(device_rngs, local))
+    replicated, env_state = compat.as_pmap_outputs((replicated, env_state), ppo.AXIS)
 
     if show_progress and primary:
         print("compiling the training step (the persistent cache makes later runs quicker)...",
