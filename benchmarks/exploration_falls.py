@@ -1,0 +1,55 @@
+"""How much of a walk policy's falling is its own exploration noise: the forward scenario's
+first episodes under the run's full randomization, with the walk report's pushes and
+without, acting deterministically (as the walk report and the robot do) and sampling
+(as training does).
+
+    python benchmarks/exploration_falls.py runs/<name> [benchmarks/results/<prefix>] [episodes]
+
+Writes <prefix>_exploration_falls.json. Training's falls per step include the sampling
+noise; the walk report's do not: this tells the two apart.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from mjxwalk import bench
+from mjxwalk.training import evaluate
+from mjxwalk.training.run import load_run
+from mjxwalk.wrappers import BatchedEnv
+
+
+def fall_share(config, policy, pushes: dict, num_envs: int, seconds: float) -> dict:
+    env = evaluate.env_with_fixed_commands(config, pushes=pushes,
+                                           **evaluate.SCENARIOS["forward_0.3"])
+    steps = int(round(seconds / env.dt))
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
+    falls, alive = jax.device_get(evaluate.first_episode(
+        batched, policy, jax.random.PRNGKey(0), steps, lambda s: s.metrics["falls"]))
+    fell = int(np.sum(np.sum(falls * alive, axis=0) > 0))
+    return {"episodes_with_fall": fell / num_envs,
+            "episodes_with_fall_ci95": evaluate.wilson_interval(fell, num_envs)}
+
+
+def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
+    config, _, make_policy, step, state = load_run(run_dir)
+    conditions = {"pushes": evaluate.ACCEPTANCE_PUSHES, "no_pushes": {"enabled": False}}
+    results = {}
+    for acting in ("deterministic", "sampled"):
+        policy = evaluate.policy_fn(make_policy, state, deterministic=acting == "deterministic")
+        for name, pushes in conditions.items():
+            results[f"{acting}/{name}"] = fall_share(config, policy, pushes, num_envs, seconds)
+            print(acting, name, results[f"{acting}/{name}"], flush=True)
+    out = {"run": str(run_dir), "checkpoint_env_steps": step, "scenario": "forward_0.3",
+           "episodes": num_envs, "seconds": seconds, "results": results,
+           "versions": bench.versions()}
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}_exploration_falls.json").write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"),
+         int(sys.argv[3]) if len(sys.argv) > 3 else 128)
