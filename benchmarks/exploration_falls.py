@@ -19,16 +19,12 @@ import numpy as np
 from mjxwalk import bench
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
-from mjxwalk.wrappers import BatchedEnv
 
 
 def fall_share(config, policy, pushes: dict, num_envs: int, seconds: float) -> dict:
-    env = evaluate.env_with_fixed_commands(config, pushes=pushes,
-                                           **evaluate.SCENARIOS["forward_0.3"])
-    steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-    falls, alive = jax.device_get(evaluate.first_episode(
-        batched, policy, jax.random.PRNGKey(0), steps, lambda s: s.metrics["falls"]))
+    _, recorded = evaluate.scenario_rollout(config, policy, "forward_0.3", num_envs, seconds,
+                                            lambda s: s.metrics["falls"], pushes=pushes)
+    falls, alive = jax.device_get(recorded)
     fell = int(np.sum(np.sum(falls * alive, axis=0) > 0))
     return {"episodes_with_fall": fell / num_envs,
             "episodes_with_fall_ci95": evaluate.wilson_interval(fell, num_envs)}

@@ -205,7 +205,7 @@ class RewardScales:
     """Air time of each step (up to the target duration), paid at touch-down."""
     feet_phase: float = 1.0
     """Feet lifting and landing with the gait clock. At 0.5 a CPU run fell as often at 12.2M
-    steps as the default did, also after kicks from the front while walking
+    steps as the default did, and kicks from the front while walking still felled it most
     (benchmarks/results/walk_cpu_feet_phase_05.json)."""
     feet_slip: float = -0.1
     """Feet sliding on the ground."""

@@ -90,18 +90,19 @@ def env_with_fixed_commands(config, pushes: dict | None = None, **commands):
     return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
 
 
-def scenario_env(config, name: str):
+def scenario_env(config, name: str, pushes: dict = ACCEPTANCE_PUSHES):
     """The env of one walk-report scenario: the run's randomization, the scenario's fixed
-    command, `ACCEPTANCE_PUSHES`."""
-    return env_with_fixed_commands(config, pushes=ACCEPTANCE_PUSHES, **SCENARIOS[name])
+    command, `pushes` (a `Pushes` field dict; the walk report's by default)."""
+    return env_with_fixed_commands(config, pushes=pushes, **SCENARIOS[name])
 
 
-def scenario_rollout(config, policy, name: str, num_envs: int, seconds: float, record):
+def scenario_rollout(config, policy, name: str, num_envs: int, seconds: float, record,
+                     pushes: dict = ACCEPTANCE_PUSHES):
     """`num_envs` first episodes of scenario `name` (fixed seeds, so runs compare alike):
     its env, and `first_episode`'s (records, alive mask)."""
     from mjxwalk.wrappers import BatchedEnv
 
-    env = scenario_env(config, name)
+    env = scenario_env(config, name, pushes)
     steps = int(round(seconds / env.dt))
     batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
     return env, first_episode(batched, policy, jax.random.PRNGKey(0), steps, record)
