@@ -32,7 +32,8 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64) -> None:
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{prefix}.json").write_text(json.dumps(out, indent=1))
-    shutil.copy(run_dir / "report.png", f"{prefix}_learning_curve.png")
+    if (run_dir / "report.png").exists():
+        shutil.copy(run_dir / "report.png", f"{prefix}_learning_curve.png")
     print(json.dumps({"report": report, "targets_met": out["targets_met"]}, indent=1))
 
 

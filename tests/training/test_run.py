@@ -225,9 +225,9 @@ def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
     latest = mgr.latest_step()
     assert latest is not None and latest >= smoke().env_steps_per_iteration
     step, _ = checkpoint.restore(mgr, smoke_run.state)
-    # resumed as a user would, in a new process
+    # resumed as a user would, in a new process, with the run's own config (no --preset)
     target = step + smoke().env_steps_per_iteration
-    cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--preset", "smoke", "--steps", str(target),
+    cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--steps", str(target),
            "--out", str(d), "--resume", "--quiet"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
                        env={**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache)})

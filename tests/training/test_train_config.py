@@ -51,3 +51,58 @@ def test_cli_help_documents_every_field():
         assert option in text
     assert "Wall-clock budget" in text  # docstrings become help
     assert "costs 15% of" in " ".join(text.split())  # a docstring's % survives argparse
+
+
+def _saved_run(tmp_path, config):
+    import dataclasses
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"train": dataclasses.asdict(config)}))
+    return run
+
+
+def test_cli_resume_continues_with_the_runs_own_config(tmp_path):
+    """A resume without --preset must not silently swap the run's settings for a preset's:
+    its fields and env overrides stay, options given now change them."""
+    import dataclasses
+
+    from mjxwalk.cli.train import config_from_args, parser
+
+    trained = dataclasses.replace(smoke(), num_envs=64, learning_rate=1e-3,
+                                  env_overrides=(("rewards", {"feet_phase": 0.5}),))
+    run = _saved_run(tmp_path, trained)
+    args = parser().parse_args(["--out", str(run), "--resume", "--steps", "9999",
+                                "--set", 'rewards={"action_rate": -0.06}'])
+    config, preset = config_from_args(args)
+    assert preset is None
+    assert config.num_envs == 64 and config.learning_rate == 1e-3 and config.num_timesteps == 9999
+    assert config.policy_hidden == smoke().policy_hidden  # tuples again, as the networks compare
+    assert config.env_overrides == (("rewards", {"feet_phase": 0.5}),
+                                    ("rewards", {"action_rate": -0.06}))
+
+    args = parser().parse_args(["--out", str(run), "--resume", "--preset", "cpu"])
+    config, preset = config_from_args(args)
+    assert preset == "cpu" and config.num_envs == PRESETS["cpu"]().num_envs
+
+
+def test_cli_resume_from_a_malformed_config_names_the_file(tmp_path):
+    from mjxwalk.cli.train import config_from_args, parser
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"train": {"num_envs": 64, "no_such_field": 1')
+    with pytest.raises(ConfigError, match="config.json: not a run's config"):
+        config_from_args(parser().parse_args(["--out", str(run), "--resume"]))
+
+
+def test_later_env_overrides_amend_earlier_ones():
+    import dataclasses
+
+    from mjxwalk.training.run import build_env
+
+    config = dataclasses.replace(smoke(), env_overrides=(
+        ("rewards", {"feet_phase": 0.5}), ("rewards", {"action_rate": -0.06})))
+    rewards = build_env(config).config.rewards
+    assert rewards.feet_phase == 0.5 and rewards.action_rate == -0.06

@@ -36,13 +36,16 @@ def field_docs(cls) -> dict[str, str]:
 def parser() -> argparse.ArgumentParser:
     from mjxwalk.training.config import PRESETS, TrainConfig
 
-    p = argparse.ArgumentParser(prog="mjxwalk-train", description=__doc__,
-                                epilog="Fields left out take the preset's value.")
+    p = argparse.ArgumentParser(
+        prog="mjxwalk-train", description=__doc__,
+        epilog="Fields left out take the preset's value (with --resume, the run's own).")
     p.add_argument("--preset", choices=sorted(PRESETS), default=None,
                    help="defaults for every field below (default: gpu on an accelerator, else cpu)")
     p.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<name>)")
     p.add_argument("--name", default=None, help="run name under runs/ (default: task-robot-time)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in --out from its last checkpoint, with the config it was "
+                   "trained with (options given now change it; --preset starts from a preset)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="override an env config field, e.g. --set 'commands={\"vx_range\": [0, 0.5]}'")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -79,8 +82,16 @@ def _env_int(name: str) -> int | None:
 def config_from_args(args) -> tuple:
     from mjxwalk.training.config import PRESETS, TrainConfig, default_preset
 
-    preset = args.preset or default_preset()
-    config = PRESETS[preset]()
+    run_dir = args.out or (Path("runs") / args.name if args.name else None)
+    if args.resume and args.preset is None and run_dir is not None \
+            and (run_dir / "config.json").exists():
+        # a resume continues the run as it was configured; options given now change it
+        from mjxwalk.training.run import saved_config
+
+        config, preset = saved_config(run_dir), None
+    else:
+        preset = args.preset or default_preset()
+        config = PRESETS[preset]()
     changes = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
                if f.name not in HANDLED and getattr(args, f.name, None) is not None}
     changes = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
@@ -93,8 +104,8 @@ def config_from_args(args) -> tuple:
             overrides.append((field, json.loads(value)))
         except json.JSONDecodeError:
             overrides.append((field, value))  # a bare string
-    if overrides:
-        changes["env_overrides"] = tuple(overrides)
+    if overrides:  # after the resumed run's own, which they amend
+        changes["env_overrides"] = config.env_overrides + tuple(overrides)
     return dataclasses.replace(config, **changes), preset
 
 
@@ -112,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config, preset = config_from_args(args)
-        print(f"mjxwalk-train: preset {preset}, {config.num_envs} envs, {config.num_timesteps:,} "
+        source = f"preset {preset}" if preset else f"the config of {args.out or args.name}"
+        print(f"mjxwalk-train: {source}, {config.num_envs} envs, {config.num_timesteps:,} "
               f"steps on {jax.device_count()} {jax.default_backend()} device(s)"
               + (f", budget {config.minutes} min" if config.minutes else ""))
         result = train(config, out=args.out, name=args.name, resume=args.resume,
@@ -128,8 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"done: {result.env_steps:,} env steps ({result.stopped_by}); reward/step "
           f"{m.get('env/reward', float('nan')):.3f}, falls/step {m.get('env/falls', float('nan')):.4f}, "
           f"velocity error {m.get('env/lin_vel_error', float('nan')):.3f} m/s")
-    print(f"run directory: {result.run_dir} (report.png, metrics.jsonl, checkpoints/, "
-          "policy_params.msgpack)")
+    made = [name for name in ("report.png", "metrics.jsonl", "checkpoints/", "policy_params.msgpack")
+            if (result.run_dir / name.rstrip("/")).exists()]
+    print(f"run directory: {result.run_dir} ({', '.join(made)})")
     return 0
 
 

@@ -86,9 +86,10 @@ def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
-    """report.png: reward per step, falls and tracking error against env steps."""
+    """report.png: reward per step, falls and tracking error against env steps (None when
+    no iteration finished)."""
     rows = read_metrics(run_dir)
-    if len(rows) < 2:
+    if not rows:
         return None
     import matplotlib
 
@@ -100,7 +101,8 @@ def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
     panels = (("env/reward", "reward per step"), ("env/falls", "falls per step"),
               ("env/lin_vel_error", "velocity tracking error (m/s)"))
     for ax, (key, label) in zip(axes, panels):
-        ax.plot(steps, [r.get(key, float("nan")) for r in rows])
+        # a run stopped after one iteration still gets its point drawn
+        ax.plot(steps, [r.get(key, float("nan")) for r in rows], marker="o" if len(rows) == 1 else None)
         ax.set_xlabel("env steps")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)

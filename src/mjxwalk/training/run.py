@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from mjxwalk import compat
-from mjxwalk.errors import MjxwalkError
+from mjxwalk.errors import ConfigError, MjxwalkError
 from mjxwalk.training import checkpoint, monitor, ppo
 from mjxwalk.training.config import TrainConfig
 
@@ -50,10 +50,19 @@ def _run_dir(out: Path | None, name: str | None, config: TrainConfig) -> Path:
     return Path("runs") / name
 
 
+def _merged(old: Any, new: Any) -> Any:
+    """`new` over `old`, dicts merged key by key (a later --set of one reward keeps the others)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **{k: _merged(old.get(k), v) for k, v in new.items()}}
+    return new
+
+
 def build_env(config: TrainConfig):
     import mjxwalk
 
-    overrides = dict(config.env_overrides)
+    overrides: dict[str, Any] = {}
+    for field, value in config.env_overrides:
+        overrides[field] = _merged(overrides.get(field), value)
     return mjxwalk.make_env(config.task, config.robot, terrain=config.terrain,
                             episode_length=config.episode_length, **overrides)
 
@@ -217,15 +226,26 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
                        make_policy=ppo_networks.make_inference_fn(networks))
 
 
+def saved_config(run_dir: str | Path) -> TrainConfig:
+    """The TrainConfig a run directory was last trained with (its config.json)."""
+    path = Path(run_dir) / "config.json"
+    try:
+        saved = json.loads(path.read_text())["train"]
+        saved = {k: tuple(v) if isinstance(v, list) and k != "env_overrides" else v
+                 for k, v in saved.items()}
+        saved["env_overrides"] = tuple((k, v) for k, v in saved["env_overrides"])
+        return TrainConfig(**saved)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file; is {run_dir} a run directory?") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"{path}: not a run's config ({type(e).__name__}: {e})") from None
+
+
 def load_run(run_dir: str | Path):
     """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
     its config.json and latest checkpoint: for evaluation, rendering and export."""
     run_dir = Path(run_dir)
-    saved = json.loads((run_dir / "config.json").read_text())["train"]
-    saved = {k: tuple(v) if isinstance(v, list) and k != "env_overrides" else v
-             for k, v in saved.items()}
-    saved["env_overrides"] = tuple((k, v) for k, v in saved["env_overrides"])
-    config = TrainConfig(**saved)
+    config = saved_config(run_dir)
     env = build_env(config)
     networks = ppo.make_networks(config, env.observation_size, env.action_size)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
