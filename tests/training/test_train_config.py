@@ -70,7 +70,7 @@ def test_cli_resume_continues_with_the_runs_own_config(tmp_path):
 
     from mjxwalk.cli.train import config_from_args, parser
 
-    trained = dataclasses.replace(smoke(), num_envs=64, learning_rate=1e-3,
+    trained = dataclasses.replace(smoke(), num_envs=64, learning_rate=1e-3, minutes=10.0,
                                   env_overrides=(("rewards", {"feet_phase": 0.5}),))
     run = _saved_run(tmp_path, trained)
     args = parser().parse_args(["--out", str(run), "--resume", "--steps", "9999",
@@ -78,19 +78,24 @@ def test_cli_resume_continues_with_the_runs_own_config(tmp_path):
     config, preset = config_from_args(args)
     assert preset is None
     assert config.num_envs == 64 and config.learning_rate == 1e-3 and config.num_timesteps == 9999
+    assert config.minutes is None  # the first invocation's budget is not the resume's
     assert config.policy_hidden == smoke().policy_hidden  # tuples again, as the networks compare
     assert config.env_overrides == (("rewards", {"feet_phase": 0.5}),
                                     ("rewards", {"action_rate": -0.06}))
 
+    args = parser().parse_args(["--out", str(run), "--resume", "--minutes", "5"])
+    assert config_from_args(args)[0].minutes == 5.0
     args = parser().parse_args(["--out", str(run), "--resume", "--preset", "cpu"])
     config, preset = config_from_args(args)
     assert preset == "cpu" and config.num_envs == PRESETS["cpu"]().num_envs
 
 
-def test_cli_resume_from_a_malformed_config_names_the_file(tmp_path):
+def test_cli_resume_from_a_missing_or_malformed_config_names_the_file(tmp_path):
     from mjxwalk.cli.train import config_from_args, parser
 
     run = tmp_path / "run"
+    with pytest.raises(ConfigError, match="config.json: no such file; is .* a run directory"):
+        config_from_args(parser().parse_args(["--out", str(run), "--resume"]))
     run.mkdir()
     (run / "config.json").write_text('{"train": {"num_envs": 64, "no_such_field": 1')
     with pytest.raises(ConfigError, match="config.json: not a run's config"):

@@ -44,8 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<name>)")
     p.add_argument("--name", default=None, help="run name under runs/ (default: task-robot-time)")
     p.add_argument("--resume", action="store_true",
-                   help="continue the run in --out from its last checkpoint, with the config it was "
-                   "trained with (options given now change it; --preset starts from a preset)")
+                   help="continue the run in --out from its last checkpoint, with the training "
+                   "config and --set overrides it was started with, but no --minutes budget "
+                   "(options given now change them; --preset starts from a preset instead)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="override an env config field, e.g. --set 'commands={\"vx_range\": [0, 0.5]}'")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -83,12 +84,12 @@ def config_from_args(args) -> tuple:
     from mjxwalk.training.config import PRESETS, TrainConfig, default_preset
 
     run_dir = args.out or (Path("runs") / args.name if args.name else None)
-    if args.resume and args.preset is None and run_dir is not None \
-            and (run_dir / "config.json").exists():
-        # a resume continues the run as it was configured; options given now change it
+    if args.resume and args.preset is None and run_dir is not None:
+        # a resume continues the run as it was configured; options given now change it. A
+        # wall-clock budget belongs to one invocation, not to the run
         from mjxwalk.training.run import saved_config
 
-        config, preset = saved_config(run_dir), None
+        config, preset = dataclasses.replace(saved_config(run_dir), minutes=None), None
     else:
         preset = args.preset or default_preset()
         config = PRESETS[preset]()

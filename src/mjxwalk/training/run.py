@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -124,7 +125,10 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
                     f"--resume with {key} {getattr(config, key)!r}, but the run in {run_dir} "
                     f"was trained with {saved[key]!r}")
     if primary:
-        saved_path.write_text(json.dumps(_config_dict(config, env), indent=1, default=str))
+        # atomic: other hosts of a resumed run read it while process 0 writes it
+        tmp = saved_path.with_name(saved_path.name + ".tmp")
+        tmp.write_text(json.dumps(_config_dict(config, env), indent=1, default=str))
+        os.replace(tmp, saved_path)
         (run_dir / "contract.json").write_text(env.contract.to_json())
     mgr = checkpoint.manager(run_dir / "checkpoints", config.keep_checkpoints) if primary else None
     start_steps = 0
@@ -198,10 +202,10 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
             steps = int(one.env_steps)
             it += 1
             metrics = m
-            if it % config.log_every == 0 or steps >= config.num_timesteps:
-                mon.record(steps, m, compile_s if it == 1 else None)
             over_budget = config.minutes is not None and \
                 time.perf_counter() - started > 60 * config.minutes
+            if it % config.log_every == 0 or steps >= config.num_timesteps or over_budget:
+                mon.record(steps, m, compile_s if it == 1 else None)
             if _all_processes_agree(over_budget):
                 stopped_by = "budget"
                 break
@@ -213,12 +217,15 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     if primary:
         checkpoint.save(mgr, steps, good, env_state)
         _write_policy(run_dir, good)
-        monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
-                                             f"{config.num_envs} envs")
         summary = {"env_steps": steps, "stopped_by": stopped_by,
                    "wall_s": round(time.perf_counter() - started, 1),
                    "compile_s": round(compile_s or 0.0, 1), "last_metrics": metrics}
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        try:  # the plot is a convenience: a missing plotting library must not fail the run
+            monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
+                                                 f"{config.num_envs} envs")
+        except Exception as e:  # noqa: BLE001
+            warnings.warn(f"report.png not drawn: {type(e).__name__}: {e}", stacklevel=2)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return TrainResult(run_dir=run_dir, state=good, env_steps=steps, metrics=metrics,
