@@ -118,12 +118,12 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
 
     saved_path = run_dir / "config.json"
     if resume and saved_path.exists():
-        saved = json.loads(saved_path.read_text())["train"]
+        saved = saved_config(run_dir)
         for key in ("policy_hidden", "value_hidden", "task", "robot"):
-            if saved[key] != json.loads(json.dumps(getattr(config, key))):
+            if getattr(saved, key) != getattr(config, key):
                 raise checkpoint.CheckpointError(
                     f"--resume with {key} {getattr(config, key)!r}, but the run in {run_dir} "
-                    f"was trained with {saved[key]!r}")
+                    f"was trained with {getattr(saved, key)!r}")
     if primary:
         # atomic: other hosts of a resumed run read it while process 0 writes it
         tmp = saved_path.with_name(saved_path.name + ".tmp")
