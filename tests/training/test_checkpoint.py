@@ -50,3 +50,10 @@ def test_training_state_of_other_networks_is_refused(mgr):
     with pytest.raises(checkpoint.CheckpointError,
                        match=r"does not match.*\[.params.\] is saved as float32\[4\], this run.s is float32\[7\]"):
         checkpoint.restore(mgr, {"params": np.zeros(7, np.float32)})
+
+
+def test_trained_wall_time_comes_back(mgr):
+    checkpoint.save(mgr, 10, STATE, ENVS, wall_s=1234.5)
+    checkpoint.save(mgr, 20, STATE, ENVS)  # as checkpoints from before it was recorded
+    assert checkpoint.trained_wall_s(mgr, 10) == 1234.5
+    assert checkpoint.trained_wall_s(mgr, 20) is None

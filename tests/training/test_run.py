@@ -104,6 +104,14 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     count = lambda s: int(s.optimizer_state[1][0].count)
     per_iteration = smoke().num_minibatches * smoke().num_updates_per_batch
     assert count(result.state) == count(smoke_run.state) + 2 * per_iteration
+    # the clock continues too: wall_s counts the first leg's training time and this one's
+    mgr = checkpoint.manager(d / "checkpoints", 3)
+    before = checkpoint.trained_wall_s(mgr, smoke_run.env_steps)
+    first = json.loads((smoke_run.run_dir / "summary.json").read_text())
+    assert before is not None and 0 < before <= first["wall_s"]
+    summary = json.loads((d / "summary.json").read_text())
+    assert summary["wall_s"] == pytest.approx(before + summary["leg_wall_s"], abs=0.11)
+    assert all(r["wall_s"] > before for r in rows if r["env_steps"] > smoke_run.env_steps)
 
 
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="bit-for-bit holds on one CPU")

@@ -77,3 +77,8 @@ def test_two_processes_train_together(tmp_path):
     saved = json.loads((tmp_path / "multi" / "config.json").read_text())
     assert saved["processes"] == 2 and saved["devices"] == 2
     assert (tmp_path / "multi" / "policy_params.msgpack").exists()
+    # both processes share this run directory, as hosts on shared storage do: only process 0
+    # writes metrics, so each iteration has one row and there is one TensorBoard file
+    rows = (tmp_path / "multi" / "metrics.jsonl").read_text().splitlines()
+    assert len(rows) == smoke().num_timesteps // smoke().env_steps_per_iteration
+    assert len(list((tmp_path / "multi").glob("events.out.tfevents.*"))) == 1

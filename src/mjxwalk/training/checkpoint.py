@@ -2,9 +2,10 @@
 
 Orbax writes each step into a temporary folder and renames it when complete, so a kill at
 any moment leaves the previous checkpoints readable; `latest()` only sees finished ones.
-Each checkpoint holds two items: `state` (parameters, optimizer, normalizer, step counter,
-rng) and `envs` (process 0's envs mid-episode: physics, commands, delays, gait clocks),
-which `train` feeds back on resume so episodes carry on where they were.
+Each checkpoint holds up to three items: `state` (parameters, optimizer, normalizer, step
+counter, rng), `envs` (process 0's envs mid-episode: physics, commands, delays, gait clocks),
+which `train` feeds back on resume so episodes carry on where they were, and `progress` (the
+wall-clock seconds trained so far, so a resumed run's clock continues where it stopped).
 """
 
 from __future__ import annotations
@@ -50,11 +51,15 @@ def _env_leaves(envs: Any) -> dict[str, np.ndarray]:
     return {f"{i:05d}": x for i, x in enumerate(leaves) if x.size}
 
 
-def save(mgr: ocp.CheckpointManager, step: int, state: Any, envs: Any = None) -> None:
-    """Checkpoint `step`: the training state, and the env states when given."""
+def save(mgr: ocp.CheckpointManager, step: int, state: Any, envs: Any = None,
+         wall_s: float | None = None) -> None:
+    """Checkpoint `step`: the training state, and the env states and the wall-clock seconds
+    trained so far when given."""
     items = {"state": ocp.args.StandardSave(_host_tree(state))}
     if envs is not None:
         items["envs"] = ocp.args.StandardSave(_env_leaves(envs))
+    if wall_s is not None:
+        items["progress"] = ocp.args.JsonSave({"wall_s": float(wall_s)})
     mgr.save(step, args=ocp.args.Composite(**items))
     mgr.wait_until_finished()
 
@@ -80,6 +85,15 @@ def restore(mgr: ocp.CheckpointManager, like: Any, step: int | None = None) -> t
         raise CheckpointError(f"checkpoint {step} in {mgr.directory} does not match this run's "
                               f"networks or config: {e}") from None
     return step, state
+
+
+def trained_wall_s(mgr: ocp.CheckpointManager, step: int) -> float | None:
+    """Wall-clock seconds of training up to checkpoint `step`, across earlier resumes; None
+    for a checkpoint written before they were recorded."""
+    if not _has_item(mgr, step, "progress"):
+        return None
+    progress = mgr.restore(step, args=ocp.args.Composite(progress=ocp.args.JsonRestore()))
+    return float(progress["progress"]["wall_s"])
 
 
 def _has_item(mgr: ocp.CheckpointManager, step: int, name: str) -> bool:

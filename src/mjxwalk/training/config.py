@@ -22,7 +22,8 @@ class TrainConfig:
     num_timesteps: int = 20_000_000
     """Environment steps to train for."""
     minutes: float | None = None
-    """Wall-clock budget; training stops cleanly (checkpoint + export) when it runs out."""
+    """Wall-clock budget of this call, minutes (a resume starts a new one); training stops
+    cleanly (checkpoint + export) when it runs out."""
     episode_length: int = 1000
     """Control steps per episode (truncation)."""
     unroll_length: int = 20

@@ -22,7 +22,7 @@ class Monitor:
     """Metrics sinks plus a live progress bar (rich) with ETA and simulated time per hour."""
 
     def __init__(self, run_dir: Path, total_steps: int, control_dt: float, show: bool = True,
-                 start_steps: int = 0):
+                 start_steps: int = 0, start_wall_s: float = 0.0):
         from tensorboardX import SummaryWriter
 
         self.run_dir = Path(run_dir)
@@ -31,6 +31,7 @@ class Monitor:
         self.total = total_steps
         self.dt = control_dt
         self.start_steps = start_steps
+        self.start_wall_s = start_wall_s  # trained before a resume: the wall_s axis continues
         self.started = time.perf_counter()
         self._last = (self.started, start_steps)
         self.progress = None
@@ -48,7 +49,7 @@ class Monitor:
 
     def record(self, steps: int, metrics: dict[str, float], compile_s: float | None = None) -> dict:
         now = time.perf_counter()
-        wall = now - self.started
+        wall = self.start_wall_s + now - self.started
         # rate over the last interval: the first one includes compilation
         last_time, last_steps = self._last
         rate = (steps - last_steps) / (now - last_time) if now > last_time else 0.0

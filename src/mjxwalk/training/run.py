@@ -181,8 +181,14 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
         compat.host_barrier("compiled")
     compile_s: float | None = None
 
-    mon = monitor.Monitor(run_dir, config.num_timesteps, env.dt, show=show_progress and primary,
-                          start_steps=start_steps)
+    # wall-clock time trained before this leg, so metrics and summary count every leg
+    wall_before = 0.0
+    if resume and primary:
+        wall_before = checkpoint.trained_wall_s(mgr, start_steps) or 0.0
+    trained_s = lambda: wall_before + time.perf_counter() - started
+    # process 0 alone writes metrics: hosts often share the run directory
+    mon = monitor.Monitor(run_dir, config.num_timesteps, env.dt, show=show_progress,
+                          start_steps=start_steps, start_wall_s=wall_before) if primary else None
     steps, last_save, metrics, stopped_by = start_steps, time.perf_counter(), {}, "steps"
     good = jax.tree.map(lambda x: x[0], replicated)
     it = 0
@@ -204,21 +210,24 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
             metrics = m
             over_budget = config.minutes is not None and \
                 time.perf_counter() - started > 60 * config.minutes
-            if it % config.log_every == 0 or steps >= config.num_timesteps or over_budget:
+            due = it % config.log_every == 0 or steps >= config.num_timesteps or over_budget
+            if mon is not None and due:
                 mon.record(steps, m, compile_s if it == 1 else None)
             if _all_processes_agree(over_budget):
                 stopped_by = "budget"
                 break
             if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
-                checkpoint.save(mgr, steps, good, env_state)
+                checkpoint.save(mgr, steps, good, env_state, trained_s())
                 last_save = time.perf_counter()
     finally:
-        mon.close()
+        if mon is not None:
+            mon.close()
     if primary:
-        checkpoint.save(mgr, steps, good, env_state)
+        checkpoint.save(mgr, steps, good, env_state, trained_s())
         _write_policy(run_dir, good)
-        summary = {"env_steps": steps, "stopped_by": stopped_by,
-                   "wall_s": round(time.perf_counter() - started, 1),
+        # wall_s: every leg of the run (resumes included); leg_wall_s: this call's
+        summary = {"env_steps": steps, "stopped_by": stopped_by, "wall_s": round(trained_s(), 1),
+                   "leg_wall_s": round(time.perf_counter() - started, 1),
                    "compile_s": round(compile_s or 0.0, 1), "last_metrics": metrics}
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
         try:  # the plot is a convenience: a missing plotting library must not fail the run
