@@ -1,6 +1,9 @@
 """The PPO iteration, traced (not compiled): what it returns is what it takes."""
 
+import dataclasses
+
 import jax
+import jax.numpy as jnp
 
 from mjxwalk.training import ppo
 from mjxwalk.training.config import smoke
@@ -28,3 +31,14 @@ def test_iteration_returns_the_types_it_takes():
     new_state, new_env_state, _ = jax.eval_shape(iteration, state, env_state)
     assert _types(new_state) == _types(state)
     assert _types(new_env_state) == _types(env_state)
+
+
+def test_discount_switches_at_the_step_count():
+    """Before the switch the iteration uses `discounting`, from it on `discounting_final`;
+    without a final discount it stays a Python constant (the step compiles as before)."""
+    config = dataclasses.replace(smoke(), discounting=0.97, discounting_final=0.99,
+                                 discounting_switch_steps=2048)
+    at = jax.jit(lambda steps: ppo.discounting_at(config, steps))
+    assert [float(at(jnp.int32(s))) for s in (0, 2047, 2048, 4096)] == \
+        [jnp.float32(0.97), jnp.float32(0.97), jnp.float32(0.99), jnp.float32(0.99)]
+    assert ppo.discounting_at(smoke(), jnp.int32(10**6)) == smoke().discounting

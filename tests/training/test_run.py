@@ -66,6 +66,24 @@ def _assert_same(a, b):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+def test_discount_schedule_switches_mid_run(smoke_run, tmp_path):
+    """Iterations before the switch train exactly as the constant-discount run; the first
+    one after it uses the new discount: its value loss moves far (0.5 halves the horizon
+    the critic's targets sum over), and the metrics say which discount each one used."""
+    cfg = smoke()
+    switch = 2 * cfg.env_steps_per_iteration
+    result = train(dataclasses.replace(cfg, discounting_final=0.5,
+                                       discounting_switch_steps=switch),
+                   out=tmp_path / "switched", show_progress=False)
+    rows = [json.loads(l) for l in (result.run_dir / "metrics.jsonl").read_text().splitlines()]
+    base = [json.loads(l) for l in (smoke_run.run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["train/discounting"] for r in rows] == pytest.approx([0.97, 0.97, 0.5, 0.5])
+    assert [r["train/discounting"] for r in base] == pytest.approx([0.97] * 4)
+    for r, b in zip(rows[:2], base[:2]):  # same seed, same discount: the same updates
+        assert r["loss/v_loss"] == pytest.approx(b["loss/v_loss"], rel=1e-4)
+    assert abs(rows[2]["loss/v_loss"] - base[2]["loss/v_loss"]) > 0.1 * base[2]["loss/v_loss"]
+
+
 def test_checkpoint_restores_the_whole_state(smoke_run):
     mgr = checkpoint.manager(smoke_run.run_dir / "checkpoints", 3)
     step, restored = checkpoint.restore(mgr, smoke_run.state)

@@ -18,6 +18,9 @@ def test_gpu_preset_is_big():
     ({"learning_rate": 0.0}, "learning_rate"),
     ({"discounting": 1.5}, "discounting"),
     ({"minutes": -1.0}, "minutes"),
+    ({"discounting_switch_steps": 100}, "discounting_final is not"),
+    ({"discounting_final": 0.0}, "discounting_final must be in"),
+    ({"discounting_final": 0.99, "discounting_switch_steps": 10**9}, "would never be used"),
     ({"num_envs": 48, "batch_size": 32, "num_minibatches": 4}, "must be a multiple of num_envs"),
 ])
 def test_invalid_configs(changes, message):

@@ -6,8 +6,10 @@ resumed run continues exactly. One iteration = collect `batch_size x num_minibat
 unrolls of `unroll_length` steps, update the observation normalizer, then
 `num_updates_per_batch` passes of minibatch gradient steps. With `symmetry_augmentation`
 the collected unrolls are joined by their mirror images first (`mjxwalk.training.augment`).
-`iteration` is pmapped over the local devices (and, with jax.distributed, all hosts'
-devices share one axis).
+With `discounting_final` the discount is chosen inside the compiled step from the
+state's step counter, so the switch needs no recompilation and a resume lands on the
+right side of it. `iteration` is pmapped over the local devices (and, with
+jax.distributed, all hosts' devices share one axis).
 """
 
 from __future__ import annotations
@@ -77,24 +79,28 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
     """(TrainingState, env_state) -> (TrainingState, env_state, metrics), one device's work."""
     make_policy = ppo_networks.make_inference_fn(networks)
     optimizer = make_optimizer(config)
-    loss_fn = functools.partial(
-        ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
-        discounting=config.discounting, reward_scaling=config.reward_scaling,
-        gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
-        normalize_advantage=True)
-    update = gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis, has_aux=True)
+
+    def make_update(discounting):
+        loss_fn = functools.partial(
+            ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
+            discounting=discounting, reward_scaling=config.reward_scaling,
+            gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
+            normalize_advantage=True)
+        return gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis,
+                                            has_aux=True)
+
     # batch_size x num_minibatches unrolls over all devices, as in brax
     unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
     mirror = env.unwrapped.mirror if config.symmetry_augmentation else None
 
-    def minibatch_step(carry, batch, normalizer_params):
+    def minibatch_step(carry, batch, normalizer_params, update):
         opt_state, params, key = carry
         key, k_loss = jax.random.split(key)
         (_, metrics), params, opt_state = update(params, normalizer_params, batch, k_loss,
                                                  optimizer_state=opt_state)
         return (opt_state, params, key), metrics
 
-    def epoch(carry, _, data, normalizer_params):
+    def epoch(carry, _, data, normalizer_params, update):
         opt_state, params, key = carry
         key, k_perm, k_grad = jax.random.split(key, 3)
 
@@ -103,7 +109,8 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
             return jnp.reshape(x, (config.num_minibatches, -1) + x.shape[1:])
 
         (opt_state, params, _), metrics = jax.lax.scan(
-            functools.partial(minibatch_step, normalizer_params=normalizer_params),
+            functools.partial(minibatch_step, normalizer_params=normalizer_params,
+                              update=update),
             (opt_state, params, k_grad), jax.tree.map(shuffle, data))
         return (opt_state, params, key), metrics
 
@@ -132,8 +139,11 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         if config.normalize_observations:
             normalizer = running_statistics.update(normalizer, data.observation,
                                                    pmap_axis_name=axis)
+        discounting = discounting_at(config, state.env_steps)
+        metrics["train/discounting"] = jnp.asarray(discounting, jnp.float32)
         (opt_state, params, _), loss_metrics = jax.lax.scan(
-            functools.partial(epoch, data=data, normalizer_params=normalizer),
+            functools.partial(epoch, data=data, normalizer_params=normalizer,
+                              update=make_update(discounting)),
             (state.optimizer_state, state.params, k_sgd), None,
             length=config.num_updates_per_batch)
         metrics.update({f"loss/{k}": jnp.mean(v) for k, v in loss_metrics.items()})
@@ -147,6 +157,14 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         return new_state, env_state, metrics
 
     return iteration
+
+
+def discounting_at(config: TrainConfig, env_steps: jax.Array) -> float | jax.Array:
+    """The discount factor of the iteration that starts after `env_steps` env steps."""
+    if config.discounting_final is None:
+        return config.discounting
+    return jnp.where(env_steps >= config.discounting_switch_steps,
+                     jnp.float32(config.discounting_final), jnp.float32(config.discounting))
 
 
 def finite(tree) -> jax.Array:
