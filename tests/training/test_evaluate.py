@@ -6,8 +6,8 @@ import math
 import pytest
 
 from mjxwalk.training.config import smoke
-from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, scenario_env,
-                                       wilson_interval)
+from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, paired_fall_test,
+                                       scenario_env, wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -83,3 +83,18 @@ def test_wilson_interval_rejects_impossible_counts():
         wilson_interval(0, 0)
     with pytest.raises(ValueError, match="successes"):
         wilson_interval(65, 64)
+
+
+def test_paired_fall_test_counts_and_closed_forms():
+    # no episode where only one fell: nothing tells the runs apart
+    assert paired_fall_test([1, 2], [2, 1]) == {"both": 2, "only_a": 0, "only_b": 0,
+                                                "p_value": 1.0}
+    # 10 discordant episodes, all one way: 2 * 0.5**10
+    r = paired_fall_test(list(range(12)), [0, 1])
+    assert (r["both"], r["only_a"], r["only_b"]) == (2, 10, 0)
+    assert r["p_value"] == pytest.approx(2 * 0.5 ** 10)
+    # 3 against 1: P(X <= 1 | n=4) doubled = 2 * 5/16
+    assert paired_fall_test([0, 1, 2, 9], [3, 9])["p_value"] == pytest.approx(10 / 16)
+    # symmetric in its arguments, and never above 1 for an even split
+    assert paired_fall_test([5], [6])["p_value"] == 1.0
+    assert paired_fall_test([1, 4, 7], [2])["p_value"] == paired_fall_test([2], [1, 4, 7])["p_value"]

@@ -123,6 +123,20 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     return max(0.0, center - half), min(1.0, center + half)
 
 
+def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
+    """Compare two policies' falls on the same episodes (`episodes_fallen` of two walk
+    reports with the same episode count): the episodes only one of them fell in, and the
+    exact two-sided McNemar p-value that both fall as often. Pairing discounts the episodes
+    that are hard or easy for any policy, so it separates runs an unpaired comparison of
+    the two shares cannot."""
+    a, b = set(fallen_a), set(fallen_b)
+    only_a, only_b = len(a - b), len(b - a)
+    n, k = only_a + only_b, min(only_a, only_b)
+    # under the null each discordant episode is a fair coin: P(X <= k) doubled
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+    return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
     forward speed and yaw rate against the command, share of episodes with a fall (with
@@ -135,7 +149,8 @@ def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float =
                                                         _forward_and_yaw)
         falls = falls * alive
         weight = jnp.maximum(jnp.sum(alive), 1.0)
-        fell = int(jnp.sum(jnp.sum(falls, axis=0) > 0))
+        fell_mask = jnp.sum(falls, axis=0) > 0
+        fell = int(jnp.sum(fell_mask))
         report[name] = {
             "command_vx": command["vx_range"][0], "command_yaw_rate": command["yaw_rate_range"][0],
             "mean_vx": float(jnp.sum(vx * alive) / weight),
@@ -143,6 +158,8 @@ def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float =
             "episodes_with_fall": fell / num_envs,
             "episodes_with_fall_ci95": wilson_interval(fell, num_envs),
             "falls_per_minute": float(jnp.sum(falls) / num_envs / (seconds / 60)),
+            # episode i meets the same robot, randomization and kicks in every run's report
+            "episodes_fallen": [int(i) for i in jnp.flatnonzero(fell_mask)],
         }
     return report
 
