@@ -27,7 +27,7 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64) -> None:
            "training": summary,
            "train_config": dataclasses.asdict(config),
            "env_config": json.loads((run_dir / "config.json").read_text())["env"],
-           "evaluation_20s_under_randomization": report,
+           evaluate.REPORT_KEY: report,
            "targets": evaluate.TARGETS, "targets_met": evaluate.check_targets(report),
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,9 @@ import math
 import pytest
 
 from mjxwalk.training.config import smoke
-from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, paired_fall_test,
-                                       scenario_env, wilson_interval)
+from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, REPORT_KEY, check_targets,
+                                       compare_walk_files, paired_fall_test, scenario_env,
+                                       wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -98,3 +99,23 @@ def test_paired_fall_test_counts_and_closed_forms():
     # symmetric in its arguments, and never above 1 for an even split
     assert paired_fall_test([5], [6])["p_value"] == 1.0
     assert paired_fall_test([1, 4, 7], [2])["p_value"] == paired_fall_test([2], [1, 4, 7])["p_value"]
+
+
+def _file(fallen, episodes=4):
+    row = {"episodes_with_fall": len(fallen) / episodes, "episodes_fallen": fallen}
+    return {"episodes_per_scenario": episodes, REPORT_KEY: {"forward_0.3": row}}
+
+
+def test_compare_walk_files_pairs_each_scenario():
+    out = compare_walk_files(_file([0, 1, 2]), _file([2]))
+    assert out["forward_0.3"] == {"falls_a": 0.75, "falls_b": 0.25, "both": 1, "only_a": 2,
+                                  "only_b": 0, "p_value": 0.5}
+
+
+def test_compare_walk_files_refuses_what_cannot_be_paired():
+    with pytest.raises(ValueError, match="different episode counts"):
+        compare_walk_files(_file([0], episodes=4), _file([0], episodes=8))
+    old = _file([0])
+    del old[REPORT_KEY]["forward_0.3"]["episodes_fallen"]  # a report from before pairing
+    with pytest.raises(ValueError, match="without episodes_fallen"):
+        compare_walk_files(old, _file([0]))

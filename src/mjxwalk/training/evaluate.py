@@ -137,6 +137,29 @@ def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
     return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
 
 
+REPORT_KEY = "evaluation_20s_under_randomization"
+"""Where `benchmarks/evaluate_walk.py` files keep the `walk_report`."""
+
+
+def compare_walk_files(a: dict, b: dict) -> dict:
+    """`paired_fall_test` per scenario between two files of `benchmarks/evaluate_walk.py`
+    (its JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError
+    for files that cannot be paired: different episode counts, or a report written before
+    `episodes_fallen` was recorded."""
+    if a["episodes_per_scenario"] != b["episodes_per_scenario"]:
+        raise ValueError(f"different episode counts ({a['episodes_per_scenario']} and "
+                         f"{b['episodes_per_scenario']}): pair reports of the same size")
+    out = {}
+    for name, ra in a[REPORT_KEY].items():
+        rb = b[REPORT_KEY][name]
+        if "episodes_fallen" not in ra or "episodes_fallen" not in rb:
+            raise ValueError(f"{name}: a report without episodes_fallen; evaluate that run "
+                             "again with benchmarks/evaluate_walk.py")
+        out[name] = {"falls_a": ra["episodes_with_fall"], "falls_b": rb["episodes_with_fall"],
+                     **paired_fall_test(ra["episodes_fallen"], rb["episodes_fallen"])}
+    return out
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
     forward speed and yaw rate against the command, share of episodes with a fall (with
