@@ -4,7 +4,10 @@ stand scenarios, by size and by direction against the torso's heading.
     python benchmarks/push_recovery.py runs/<name> [benchmarks/results/<prefix>]
 
 Writes <prefix>_pushes.json. A push counts as a fall when the episode ends in a fall within
-`FALL_WINDOW_S` after it (the report's falls come 0.5-1 s after a push).
+`FALL_WINDOW_S` after it (the report's falls come 0.5-1 s after a push). Each scenario also
+lists its kicks one by one (`evaluate.KICK_COLUMNS`): kick times and world-frame kicks follow the
+episode's seed, not the policy, so two runs' files pair kick by kick
+(`python benchmarks/compare_walk.py A_pushes.json B_pushes.json`).
 """
 
 import json
@@ -30,7 +33,8 @@ def _record(s):
 
 
 def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: float):
-    """(size m/s, angle to heading deg, fell) per push of one scenario's first episodes."""
+    """(episode, control step, size m/s, angle to heading deg, fell) per push of one
+    scenario's first episodes."""
     env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds, _record)
     (falls, pushes, velocity, heading), alive = jax.device_get(recorded)
     window = int(round(FALL_WINDOW_S / env.dt))
@@ -43,12 +47,13 @@ def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: floa
             side = np.array([-forward[1], forward[0]])
             angle = abs(np.degrees(np.arctan2(kick @ side, kick @ forward)))
             fell = bool(np.sum(falls[t:t + window, env_i] * alive[t:t + window, env_i]) > 0)
-            rows.append((float(np.linalg.norm(kick)), float(angle), fell))
+            rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell))
     return rows
 
 
 def summarize(rows) -> dict:
-    size, angle, fell = (np.array(c) for c in zip(*rows)) if rows else (np.zeros(0),) * 3
+    size, angle, fell = ((np.array(c) for c in list(zip(*rows))[2:]) if rows
+                         else (np.zeros(0), np.zeros(0), np.zeros(0, bool)))
 
     def share(mask):
         return {"pushes": int(mask.sum()),
@@ -57,7 +62,8 @@ def summarize(rows) -> dict:
     return {"all": share(np.ones_like(fell, bool)),
             "by_size_m_s": {f"{lo}-{hi}": share((size >= lo) & (size < hi)) for lo, hi in SIZE_BINS},
             "by_direction": {name: share((angle >= lo) & (angle < hi))
-                             for name, (lo, hi) in DIRECTIONS.items()}}
+                             for name, (lo, hi) in DIRECTIONS.items()},
+            "kicks": [list(r) for r in rows]}
 
 
 def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
@@ -65,13 +71,14 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
-           "fall_window_s": FALL_WINDOW_S,
+           "fall_window_s": FALL_WINDOW_S, "kick_columns": evaluate.KICK_COLUMNS,
            "scenarios": {name: summarize(pushes_and_falls(config, policy, name, num_envs, seconds))
                          for name in ("forward_0.3", "stand")},
            "versions": bench.versions()}
     prefix.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{prefix}_pushes.json").write_text(json.dumps(out, indent=1))
-    print(json.dumps(out["scenarios"], indent=1))
+    print(json.dumps({name: {k: v for k, v in s.items() if k != "kicks"}
+                      for name, s in out["scenarios"].items()}, indent=1))
 
 
 if __name__ == "__main__":

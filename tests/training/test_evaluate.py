@@ -6,9 +6,9 @@ import math
 import pytest
 
 from mjxwalk.training.config import smoke
-from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, REPORT_KEY, check_targets,
-                                       compare_walk_files, paired_fall_test, scenario_env,
-                                       wilson_interval)
+from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY,
+                                       check_targets, compare_push_files, compare_walk_files,
+                                       paired_fall_test, scenario_env, wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -119,3 +119,38 @@ def test_compare_walk_files_refuses_what_cannot_be_paired():
     del old[REPORT_KEY]["forward_0.3"]["episodes_fallen"]  # a report from before pairing
     with pytest.raises(ValueError, match="without episodes_fallen"):
         compare_walk_files(old, _file([0]))
+
+
+def _push_file(kicks, episodes=4, fall_window_s=2.0):
+    """kicks: (episode, control step, fell) per kick of the forward scenario."""
+    return {"episodes": episodes, "seconds": 20.0, "fall_window_s": fall_window_s,
+            "kick_columns": list(KICK_COLUMNS),
+            "scenarios": {"forward_0.3": {"kicks": [[e, t, 0.3, 90.0, f] for e, t, f in kicks]}}}
+
+
+def test_compare_push_files_pairs_kicks_by_episode_and_step():
+    a = _push_file([(0, 300, True), (1, 250, False), (1, 700, True), (2, 400, False)])
+    # b survived episode 1's second kick, so met a third that a never did; a fell in
+    # episode 3 before its first kick
+    b = _push_file([(0, 300, True), (1, 250, False), (1, 700, False), (1, 900, True),
+                    (2, 400, True), (3, 500, False)])
+    out = compare_push_files(a, b)["forward_0.3"]
+    assert out == {"kicks_paired": 4, "kicks_unpaired": 2, "both": 1, "only_a": 1, "only_b": 1,
+                   "p_value": 1.0}
+
+
+def test_compare_push_files_refuses_what_cannot_be_paired():
+    old = _push_file([(0, 300, True)])
+    del old["kick_columns"]  # a file from before kicks were listed
+    with pytest.raises(ValueError, match="lists no kicks"):
+        compare_push_files(old, _push_file([(0, 300, True)]))
+    with pytest.raises(ValueError, match="lists no kicks"):  # a walk report is not a push file
+        compare_push_files(_push_file([]), _file([0]))
+    with pytest.raises(ValueError, match="different episodes"):
+        compare_push_files(_push_file([], episodes=4), _push_file([], episodes=8))
+    with pytest.raises(ValueError, match="different fall_window_s"):
+        compare_push_files(_push_file([]), _push_file([], fall_window_s=1.0))
+    reordered = _push_file([])
+    reordered["kick_columns"] = list(reversed(KICK_COLUMNS))
+    with pytest.raises(ValueError, match="kick columns"):
+        compare_push_files(_push_file([]), reordered)

@@ -160,6 +160,42 @@ def compare_walk_files(a: dict, b: dict) -> dict:
     return out
 
 
+KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell")
+"""The columns of each kick that `benchmarks/push_recovery.py` lists per scenario."""
+
+
+def compare_push_files(a: dict, b: dict) -> dict:
+    """`paired_fall_test` per scenario over the kicks that two files of
+    `benchmarks/push_recovery.py` (its JSON as dicts) share. A kick is the same in both when
+    it lands in the same episode at the same control step: its time and world-frame
+    velocity follow the episode's seed, not the policy. Kicks only one run met, after the
+    other had already fallen, are left out and counted. Raises ValueError for files that
+    cannot be paired: no kick lists (not a push file, or one written before kicks were
+    listed), different columns, episode counts or fall windows."""
+    for name, f in (("a", a), ("b", b)):
+        if "kick_columns" not in f:
+            raise ValueError(f"file {name} lists no kicks: pair two files of "
+                             "benchmarks/push_recovery.py, evaluated again if written before "
+                             "kicks were listed")
+        if tuple(f["kick_columns"]) != KICK_COLUMNS:
+            raise ValueError(f"file {name} has kick columns {f['kick_columns']}, expected "
+                             f"{list(KICK_COLUMNS)}")
+    for key in ("episodes", "seconds", "fall_window_s"):
+        if a[key] != b[key]:
+            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
+                             "alike")
+    episode, step, fell = (KICK_COLUMNS.index(c) for c in ("episode", "control_step", "fell"))
+    out = {}
+    for name, sa in a["scenarios"].items():
+        ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
+                  for s in (sa, b["scenarios"][name]))
+        shared = ka.keys() & kb.keys()
+        out[name] = {"kicks_paired": len(shared), "kicks_unpaired": len(ka.keys() ^ kb.keys()),
+                     **paired_fall_test([k for k in shared if ka[k]],
+                                        [k for k in shared if kb[k]])}
+    return out
+
+
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
     """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
     forward speed and yaw rate against the command, share of episodes with a fall (with
