@@ -27,3 +27,31 @@ def test_no_report_without_metrics(tmp_path):
 def test_read_metrics_skips_blank_lines(tmp_path):
     (tmp_path / "metrics.jsonl").write_text('{"env_steps": 1}\n\n{"env_steps": 2}\n')
     assert [r["env_steps"] for r in monitor.read_metrics(tmp_path)] == [1, 2]
+
+
+def test_discount_changes_are_found_and_drawn(tmp_path):
+    rows = [{"env_steps": 1000, "env/reward": 1.0},  # logged before the discount was
+            {"env_steps": 2000, "env/reward": 1.1, "train/discounting": 0.97},
+            {"env_steps": 3000, "env/reward": 1.2, "train/discounting": 0.97},
+            {"env_steps": 4000, "env/reward": 1.0, "train/discounting": 0.99},
+            {"env_steps": 5000, "env/reward": 1.1, "train/discounting": 0.99}]
+    assert monitor.discount_changes(rows) == [(4000, 0.97, 0.99)]
+    assert monitor.discount_changes(rows[:3]) == []
+    _write_rows(tmp_path, rows)
+    assert monitor.plot_learning_curve(tmp_path, "switched").stat().st_size > 1000
+
+
+def test_a_resume_sets_aside_rows_logged_after_its_checkpoint(tmp_path):
+    # killed at 5000 steps with its last checkpoint at 3000: the resume trains 4000 and 5000
+    # again, so their first rows move aside instead of being logged twice
+    _write_rows(tmp_path, [{"env_steps": s, "env/reward": 1.0} for s in range(1000, 6000, 1000)])
+    mon = monitor.Monitor(tmp_path, total_steps=6000, control_dt=0.02, show=False,
+                          start_steps=3000)
+    mon.record(4000, {"env/reward": 2.0})
+    mon.close()
+    assert [(r["env_steps"], r["env/reward"]) for r in monitor.read_metrics(tmp_path)] == [
+        (1000, 1.0), (2000, 1.0), (3000, 1.0), (4000, 2.0)]
+    discarded = [json.loads(l) for l in (tmp_path / monitor.DISCARDED).read_text().splitlines()]
+    assert [r["env_steps"] for r in discarded] == [4000, 5000]
+    # a resume from the last row sets nothing aside
+    assert monitor.set_aside_rows_after(tmp_path, 4000) == 0

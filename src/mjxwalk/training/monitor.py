@@ -26,6 +26,8 @@ class Monitor:
         from tensorboardX import SummaryWriter
 
         self.run_dir = Path(run_dir)
+        if start_steps:
+            set_aside_rows_after(self.run_dir, start_steps)
         self.jsonl = (self.run_dir / "metrics.jsonl").open("a")
         self.tb = SummaryWriter(str(self.run_dir))
         self.total = total_steps
@@ -86,9 +88,45 @@ def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+DISCARDED = "metrics.discarded.jsonl"
+"""Where a resume moves the rows its run logged after the checkpoint it resumes from."""
+
+
+def set_aside_rows_after(run_dir: Path, steps: int) -> int:
+    """Move the rows of metrics.jsonl past `steps` to `DISCARDED` and return how many. A run
+    killed between checkpoints logged iterations that its resume trains again; left in
+    place, they would be logged twice and the learning curve would double back."""
+    path = Path(run_dir) / "metrics.jsonl"
+    rows = read_metrics(run_dir)
+    later = [r for r in rows if r["env_steps"] > steps]
+    if later:
+        with (Path(run_dir) / DISCARDED).open("a") as f:
+            f.writelines(json.dumps(r) + "\n" for r in later)
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in rows if r["env_steps"] <= steps))
+        tmp.replace(path)  # atomic: a kill now leaves either file whole
+    return len(later)
+
+
+def discount_changes(rows: list[dict[str, Any]]) -> list[tuple[int, float, float]]:
+    """(env steps, discount before, after) wherever the logged `train/discounting` changes:
+    a schedule's switch, or a resume with another `--discounting`. Rows from before the
+    discount was logged are skipped."""
+    changes, last = [], None
+    for row in rows:
+        value = row.get("train/discounting")
+        if value is None:
+            continue
+        if last is not None and not math.isclose(value, last, rel_tol=1e-6):
+            changes.append((row["env_steps"], last, value))
+        last = value
+    return changes
+
+
 def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
-    """report.png: reward per step, falls and tracking error against env steps (None when
-    no iteration finished)."""
+    """report.png: reward per step, falls and tracking error against env steps, with a dashed
+    line where the discount changed, since reward and falls move there (None when no
+    iteration finished)."""
     rows = read_metrics(run_dir)
     if not rows:
         return None
@@ -104,6 +142,11 @@ def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
     for ax, (key, label) in zip(axes, panels):
         # a run stopped after one iteration still gets its point drawn
         ax.plot(steps, [r.get(key, float("nan")) for r in rows], marker="o" if len(rows) == 1 else None)
+        for at, before, after in discount_changes(rows):
+            ax.axvline(at, color="grey", linestyle="--", linewidth=1,
+                       label=f"discount {before:.3g} to {after:.3g}")
+        if ax is axes[0] and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
         ax.set_xlabel("env steps")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)
