@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from mjxwalk.training import monitor
 
 
@@ -55,3 +57,13 @@ def test_a_resume_sets_aside_rows_logged_after_its_checkpoint(tmp_path):
     assert [r["env_steps"] for r in discarded] == [4000, 5000]
     # a resume from the last row sets nothing aside
     assert monitor.set_aside_rows_after(tmp_path, 4000) == 0
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning_and_set_aside_on_resume(tmp_path):
+    # a kill in the middle of writing a row leaves half of it
+    (tmp_path / "metrics.jsonl").write_text('{"env_steps": 1000}\n{"env_steps": 2000}\n{"env_st')
+    with pytest.warns(UserWarning, match="skipped 1 line"):
+        assert [r["env_steps"] for r in monitor.read_metrics(tmp_path)] == [1000, 2000]
+    assert monitor.set_aside_rows_after(tmp_path, 2000) == 1
+    assert (tmp_path / "metrics.jsonl").read_text() == '{"env_steps": 1000}\n{"env_steps": 2000}\n'
+    assert (tmp_path / monitor.DISCARDED).read_text() == '{"env_st\n'

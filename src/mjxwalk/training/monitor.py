@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -81,11 +82,27 @@ class Monitor:
         self.tb.close()
 
 
+def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """metrics.jsonl's rows, and the lines that are not JSON: a kill mid-write tears the
+    last one."""
+    rows, torn = [], []
+    for line in path.read_text().splitlines() if path.exists() else ():
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                torn.append(line)
+    return rows, torn
+
+
 def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
+    """The rows of a run's metrics.jsonl, skipping (with a warning) lines that are not JSON."""
     path = Path(run_dir) / "metrics.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows, torn = _parse_lines(path)
+    if torn:
+        warnings.warn(f"{path}: skipped {len(torn)} line(s) that are not JSON, "
+                      f"the first: {torn[0][:80]!r}", stacklevel=2)
+    return rows
 
 
 DISCARDED = "metrics.discarded.jsonl"
@@ -93,15 +110,16 @@ DISCARDED = "metrics.discarded.jsonl"
 
 
 def set_aside_rows_after(run_dir: Path, steps: int) -> int:
-    """Move the rows of metrics.jsonl past `steps` to `DISCARDED` and return how many. A run
-    killed between checkpoints logged iterations that its resume trains again; left in
-    place, they would be logged twice and the learning curve would double back."""
+    """Move the rows of metrics.jsonl past `steps`, and any torn line, to `DISCARDED` and
+    return how many. A run killed between checkpoints logged iterations that its resume
+    trains again; left in place, they would be logged twice and the learning curve would
+    double back."""
     path = Path(run_dir) / "metrics.jsonl"
-    rows = read_metrics(run_dir)
-    later = [r for r in rows if r["env_steps"] > steps]
+    rows, torn = _parse_lines(path)
+    later = [json.dumps(r) for r in rows if r["env_steps"] > steps] + torn
     if later:
         with (Path(run_dir) / DISCARDED).open("a") as f:
-            f.writelines(json.dumps(r) + "\n" for r in later)
+            f.writelines(line + "\n" for line in later)
         tmp = path.with_suffix(".jsonl.tmp")
         tmp.write_text("".join(json.dumps(r) + "\n" for r in rows if r["env_steps"] <= steps))
         tmp.replace(path)  # atomic: a kill now leaves either file whole
