@@ -157,10 +157,11 @@ def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
     panels = (("env/reward", "reward per step"), ("env/falls", "falls per step"),
               ("env/lin_vel_error", "velocity tracking error (m/s)"))
+    changes = discount_changes(rows)
     for ax, (key, label) in zip(axes, panels):
         # a run stopped after one iteration still gets its point drawn
         ax.plot(steps, [r.get(key, float("nan")) for r in rows], marker="o" if len(rows) == 1 else None)
-        for at, before, after in discount_changes(rows):
+        for at, before, after in changes:
             ax.axvline(at, color="grey", linestyle="--", linewidth=1,
                        label=f"discount {before:.3g} to {after:.3g}")
         if ax is axes[0] and ax.get_legend_handles_labels()[0]:
