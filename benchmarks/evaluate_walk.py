@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from mjxwalk import bench
+from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 
@@ -30,11 +30,10 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64) -> None:
            evaluate.REPORT_KEY: report,
            "targets": evaluate.TARGETS, "targets_met": evaluate.check_targets(report),
            "versions": bench.versions()}
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{prefix}.json").write_text(json.dumps(out, indent=1))
+    results.write(f"{prefix}.json", out)
     if (run_dir / "report.png").exists():
         shutil.copy(run_dir / "report.png", f"{prefix}_learning_curve.png")
-    print(json.dumps({"report": report, "targets_met": out["targets_met"]}, indent=1))
+    print(results.dumps({"report": report, "targets_met": out["targets_met"]}))
 
 
 if __name__ == "__main__":

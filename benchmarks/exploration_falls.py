@@ -9,14 +9,13 @@ Writes <prefix>_exploration_falls.json. Training's falls per step include the sa
 noise; the walk report's do not: this tells the two apart.
 """
 
-import json
 import sys
 from pathlib import Path
 
 import jax
 import numpy as np
 
-from mjxwalk import bench
+from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 
@@ -33,17 +32,16 @@ def fall_share(config, policy, pushes: dict, num_envs: int, seconds: float) -> d
 def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
     config, _, make_policy, step, state = load_run(run_dir)
     conditions = {"pushes": evaluate.ACCEPTANCE_PUSHES, "no_pushes": {"enabled": False}}
-    results = {}
+    shares = {}
     for acting in ("deterministic", "sampled"):
         policy = evaluate.policy_fn(make_policy, state, deterministic=acting == "deterministic")
         for name, pushes in conditions.items():
-            results[f"{acting}/{name}"] = fall_share(config, policy, pushes, num_envs, seconds)
-            print(acting, name, results[f"{acting}/{name}"], flush=True)
+            shares[f"{acting}/{name}"] = fall_share(config, policy, pushes, num_envs, seconds)
+            print(acting, name, shares[f"{acting}/{name}"], flush=True)
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "scenario": "forward_0.3",
-           "episodes": num_envs, "seconds": seconds, "results": results,
+           "episodes": num_envs, "seconds": seconds, "results": shares,
            "versions": bench.versions()}
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{prefix}_exploration_falls.json").write_text(json.dumps(out, indent=1))
+    results.write(f"{prefix}_exploration_falls.json", out)
 
 
 if __name__ == "__main__":

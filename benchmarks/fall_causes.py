@@ -4,17 +4,18 @@ floor slope (gravity tilt), everything else randomized as in training.
 
     python benchmarks/fall_causes.py runs/<name> [benchmarks/results/<prefix>]
 
-Writes <prefix>_fall_causes.json.
+Writes <prefix>_fall_causes.json. Each scenario lists the episodes that fell; episode i has
+the same seed in every run's file, so `python benchmarks/compare_walk.py A_fall_causes.json
+B_fall_causes.json` pairs two runs episode by episode.
 """
 
-import json
 import sys
 from pathlib import Path
 
 import jax
 import numpy as np
 
-from mjxwalk import bench
+from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 from mjxwalk.wrappers import BatchedEnv
@@ -62,6 +63,8 @@ def summarize(ep: dict) -> dict:
     times = ep["fall_time_s"][fell]
     return {
         "all": _share(fell, np.ones_like(fell)),
+        # episode i meets the same robot and randomization in every run's file
+        "episodes_fallen": [int(i) for i in np.flatnonzero(fell)],
         "fall_time_s": {"median": float(np.median(times)) if times.size else None,
                         f"share_of_falls_in_first_{STARTUP_S:g}s":
                             float(np.mean(times < STARTUP_S)) if times.size else None},
@@ -82,9 +85,8 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 256, seconds: float = 10.0
            "scenarios": {name: summarize(episodes(config, policy, name, num_envs, seconds))
                          for name in ("forward_0.3", "stand")},
            "versions": bench.versions()}
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{prefix}_fall_causes.json").write_text(json.dumps(out, indent=1))
-    print(json.dumps(out["scenarios"], indent=1))
+    results.write(f"{prefix}_fall_causes.json", out)
+    print(results.dumps(out["scenarios"]))
 
 
 if __name__ == "__main__":

@@ -10,14 +10,13 @@ episode's seed, not the policy, so two runs' files pair kick by kick
 (`python benchmarks/compare_walk.py A_pushes.json B_pushes.json`).
 """
 
-import json
 import sys
 from pathlib import Path
 
 import jax
 import numpy as np
 
-from mjxwalk import bench
+from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 
@@ -75,10 +74,9 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0
            "scenarios": {name: summarize(pushes_and_falls(config, policy, name, num_envs, seconds))
                          for name in ("forward_0.3", "stand")},
            "versions": bench.versions()}
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{prefix}_pushes.json").write_text(json.dumps(out, indent=1))
-    print(json.dumps({name: {k: v for k, v in s.items() if k != "kicks"}
-                      for name, s in out["scenarios"].items()}, indent=1))
+    results.write(f"{prefix}_pushes.json", out)
+    print(results.dumps({name: {k: v for k, v in s.items() if k != "kicks"}
+                         for name, s in out["scenarios"].items()}))
 
 
 if __name__ == "__main__":

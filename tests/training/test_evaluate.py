@@ -6,9 +6,8 @@ import math
 import pytest
 
 from mjxwalk.training.config import smoke
-from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY,
-                                       check_targets, compare_push_files, compare_walk_files,
-                                       paired_fall_test, scenario_env, wilson_interval)
+from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, scenario_env,
+                                       wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -84,73 +83,3 @@ def test_wilson_interval_rejects_impossible_counts():
         wilson_interval(0, 0)
     with pytest.raises(ValueError, match="successes"):
         wilson_interval(65, 64)
-
-
-def test_paired_fall_test_counts_and_closed_forms():
-    # no episode where only one fell: nothing tells the runs apart
-    assert paired_fall_test([1, 2], [2, 1]) == {"both": 2, "only_a": 0, "only_b": 0,
-                                                "p_value": 1.0}
-    # 10 discordant episodes, all one way: 2 * 0.5**10
-    r = paired_fall_test(list(range(12)), [0, 1])
-    assert (r["both"], r["only_a"], r["only_b"]) == (2, 10, 0)
-    assert r["p_value"] == pytest.approx(2 * 0.5 ** 10)
-    # 3 against 1: P(X <= 1 | n=4) doubled = 2 * 5/16
-    assert paired_fall_test([0, 1, 2, 9], [3, 9])["p_value"] == pytest.approx(10 / 16)
-    # symmetric in its arguments, and never above 1 for an even split
-    assert paired_fall_test([5], [6])["p_value"] == 1.0
-    assert paired_fall_test([1, 4, 7], [2])["p_value"] == paired_fall_test([2], [1, 4, 7])["p_value"]
-
-
-def _file(fallen, episodes=4):
-    row = {"episodes_with_fall": len(fallen) / episodes, "episodes_fallen": fallen}
-    return {"episodes_per_scenario": episodes, REPORT_KEY: {"forward_0.3": row}}
-
-
-def test_compare_walk_files_pairs_each_scenario():
-    out = compare_walk_files(_file([0, 1, 2]), _file([2]))
-    assert out["forward_0.3"] == {"falls_a": 0.75, "falls_b": 0.25, "both": 1, "only_a": 2,
-                                  "only_b": 0, "p_value": 0.5}
-
-
-def test_compare_walk_files_refuses_what_cannot_be_paired():
-    with pytest.raises(ValueError, match="different episode counts"):
-        compare_walk_files(_file([0], episodes=4), _file([0], episodes=8))
-    old = _file([0])
-    del old[REPORT_KEY]["forward_0.3"]["episodes_fallen"]  # a report from before pairing
-    with pytest.raises(ValueError, match="without episodes_fallen"):
-        compare_walk_files(old, _file([0]))
-
-
-def _push_file(kicks, episodes=4, fall_window_s=2.0):
-    """kicks: (episode, control step, fell) per kick of the forward scenario."""
-    return {"episodes": episodes, "seconds": 20.0, "fall_window_s": fall_window_s,
-            "kick_columns": list(KICK_COLUMNS),
-            "scenarios": {"forward_0.3": {"kicks": [[e, t, 0.3, 90.0, f] for e, t, f in kicks]}}}
-
-
-def test_compare_push_files_pairs_kicks_by_episode_and_step():
-    a = _push_file([(0, 300, True), (1, 250, False), (1, 700, True), (2, 400, False)])
-    # b survived episode 1's second kick, so met a third that a never did; a fell in
-    # episode 3 before its first kick
-    b = _push_file([(0, 300, True), (1, 250, False), (1, 700, False), (1, 900, True),
-                    (2, 400, True), (3, 500, False)])
-    out = compare_push_files(a, b)["forward_0.3"]
-    assert out == {"kicks_paired": 4, "kicks_unpaired": 2, "both": 1, "only_a": 1, "only_b": 1,
-                   "p_value": 1.0}
-
-
-def test_compare_push_files_refuses_what_cannot_be_paired():
-    old = _push_file([(0, 300, True)])
-    del old["kick_columns"]  # a file from before kicks were listed
-    with pytest.raises(ValueError, match="lists no kicks"):
-        compare_push_files(old, _push_file([(0, 300, True)]))
-    with pytest.raises(ValueError, match="lists no kicks"):  # a walk report is not a push file
-        compare_push_files(_push_file([]), _file([0]))
-    with pytest.raises(ValueError, match="different episodes"):
-        compare_push_files(_push_file([], episodes=4), _push_file([], episodes=8))
-    with pytest.raises(ValueError, match="different fall_window_s"):
-        compare_push_files(_push_file([]), _push_file([], fall_window_s=1.0))
-    reordered = _push_file([])
-    reordered["kick_columns"] = list(reversed(KICK_COLUMNS))
-    with pytest.raises(ValueError, match="kick columns"):
-        compare_push_files(_push_file([]), reordered)

@@ -123,77 +123,12 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     return max(0.0, center - half), min(1.0, center + half)
 
 
-def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
-    """Compare two policies' falls on the same episodes (`episodes_fallen` of two walk
-    reports with the same episode count): the episodes only one of them fell in, and the
-    exact two-sided McNemar p-value that both fall as often. Pairing discounts the episodes
-    that are hard or easy for any policy, so it separates runs an unpaired comparison of
-    the two shares cannot."""
-    a, b = set(fallen_a), set(fallen_b)
-    only_a, only_b = len(a - b), len(b - a)
-    n, k = only_a + only_b, min(only_a, only_b)
-    # under the null each discordant episode is a fair coin: P(X <= k) doubled
-    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
-    return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
-
-
 REPORT_KEY = "evaluation_20s_under_randomization"
 """Where `benchmarks/evaluate_walk.py` files keep the `walk_report`."""
 
 
-def compare_walk_files(a: dict, b: dict) -> dict:
-    """`paired_fall_test` per scenario between two files of `benchmarks/evaluate_walk.py`
-    (its JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError
-    for files that cannot be paired: different episode counts, or a report written before
-    `episodes_fallen` was recorded."""
-    if a["episodes_per_scenario"] != b["episodes_per_scenario"]:
-        raise ValueError(f"different episode counts ({a['episodes_per_scenario']} and "
-                         f"{b['episodes_per_scenario']}): pair reports of the same size")
-    out = {}
-    for name, ra in a[REPORT_KEY].items():
-        rb = b[REPORT_KEY][name]
-        if "episodes_fallen" not in ra or "episodes_fallen" not in rb:
-            raise ValueError(f"{name}: a report without episodes_fallen; evaluate that run "
-                             "again with benchmarks/evaluate_walk.py")
-        out[name] = {"falls_a": ra["episodes_with_fall"], "falls_b": rb["episodes_with_fall"],
-                     **paired_fall_test(ra["episodes_fallen"], rb["episodes_fallen"])}
-    return out
-
-
 KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell")
 """The columns of each kick that `benchmarks/push_recovery.py` lists per scenario."""
-
-
-def compare_push_files(a: dict, b: dict) -> dict:
-    """`paired_fall_test` per scenario over the kicks that two files of
-    `benchmarks/push_recovery.py` (its JSON as dicts) share. A kick is the same in both when
-    it lands in the same episode at the same control step: its time and world-frame
-    velocity follow the episode's seed, not the policy. Kicks only one run met, after the
-    other had already fallen, are left out and counted. Raises ValueError for files that
-    cannot be paired: no kick lists (not a push file, or one written before kicks were
-    listed), different columns, episode counts or fall windows."""
-    for name, f in (("a", a), ("b", b)):
-        if "kick_columns" not in f:
-            raise ValueError(f"file {name} lists no kicks: pair two files of "
-                             "benchmarks/push_recovery.py, evaluated again if written before "
-                             "kicks were listed")
-        if tuple(f["kick_columns"]) != KICK_COLUMNS:
-            raise ValueError(f"file {name} has kick columns {f['kick_columns']}, expected "
-                             f"{list(KICK_COLUMNS)}")
-    for key in ("episodes", "seconds", "fall_window_s"):
-        if a[key] != b[key]:
-            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
-                             "alike")
-    episode, step, fell = (KICK_COLUMNS.index(c) for c in ("episode", "control_step", "fell"))
-    out = {}
-    for name, sa in a["scenarios"].items():
-        ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
-                  for s in (sa, b["scenarios"][name]))
-        shared = ka.keys() & kb.keys()
-        out[name] = {"kicks_paired": len(shared), "kicks_unpaired": len(ka.keys() ^ kb.keys()),
-                     **paired_fall_test([k for k in shared if ka[k]],
-                                        [k for k in shared if kb[k]])}
-    return out
 
 
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:

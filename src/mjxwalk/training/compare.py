@@ -1,0 +1,125 @@
+"""Pair two runs' evaluation files: the same seeds give episode i the same robot,
+randomization and kicks in every run's file, so falls compare episode by episode (or kick
+by kick), which separates runs that the two fall shares alone cannot.
+
+`compare_files` takes any two files of one kind: walk reports (`benchmarks/evaluate_walk.py`),
+push files (`benchmarks/push_recovery.py`) or fall-cause files (`benchmarks/fall_causes.py`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from mjxwalk.training.evaluate import KICK_COLUMNS, REPORT_KEY
+
+
+def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
+    """Compare two policies' falls on the same episodes (`episodes_fallen` of two walk
+    reports with the same episode count): the episodes only one of them fell in, and the
+    exact two-sided McNemar p-value that both fall as often. Pairing discounts the episodes
+    that are hard or easy for any policy, so it separates runs an unpaired comparison of
+    the two shares cannot."""
+    a, b = set(fallen_a), set(fallen_b)
+    only_a, only_b = len(a - b), len(b - a)
+    n, k = only_a + only_b, min(only_a, only_b)
+    # under the null each discordant episode is a fair coin: P(X <= k) doubled
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+    return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
+
+
+def compare_walk_files(a: dict, b: dict) -> dict:
+    """`paired_fall_test` per scenario between two files of `benchmarks/evaluate_walk.py`
+    (its JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError
+    for files that cannot be paired: different episode counts, or a report written before
+    `episodes_fallen` was recorded."""
+    if a["episodes_per_scenario"] != b["episodes_per_scenario"]:
+        raise ValueError(f"different episode counts ({a['episodes_per_scenario']} and "
+                         f"{b['episodes_per_scenario']}): pair reports of the same size")
+    out = {}
+    for name, ra in a[REPORT_KEY].items():
+        rb = b[REPORT_KEY][name]
+        if "episodes_fallen" not in ra or "episodes_fallen" not in rb:
+            raise ValueError(f"{name}: a report without episodes_fallen; evaluate that run "
+                             "again with benchmarks/evaluate_walk.py")
+        out[name] = {"falls_a": ra["episodes_with_fall"], "falls_b": rb["episodes_with_fall"],
+                     **paired_fall_test(ra["episodes_fallen"], rb["episodes_fallen"])}
+    return out
+
+
+def compare_push_files(a: dict, b: dict) -> dict:
+    """`paired_fall_test` per scenario over the kicks that two files of
+    `benchmarks/push_recovery.py` (its JSON as dicts) share. A kick is the same in both when
+    it lands in the same episode at the same control step: its time and world-frame
+    velocity follow the episode's seed, not the policy. Kicks only one run met, after the
+    other had already fallen, are left out and counted. Raises ValueError for files that
+    cannot be paired: no kick lists (not a push file, or one written before kicks were
+    listed), different columns, episode counts or fall windows."""
+    for name, f in (("a", a), ("b", b)):
+        if "kick_columns" not in f:
+            raise ValueError(f"file {name} lists no kicks: pair two files of "
+                             "benchmarks/push_recovery.py, evaluated again if written before "
+                             "kicks were listed")
+        if tuple(f["kick_columns"]) != KICK_COLUMNS:
+            raise ValueError(f"file {name} has kick columns {f['kick_columns']}, expected "
+                             f"{list(KICK_COLUMNS)}")
+    for key in ("episodes", "seconds", "fall_window_s"):
+        if a[key] != b[key]:
+            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
+                             "alike")
+    episode, step, fell = (KICK_COLUMNS.index(c) for c in ("episode", "control_step", "fell"))
+    out = {}
+    for name, sa in a["scenarios"].items():
+        ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
+                  for s in (sa, b["scenarios"][name]))
+        shared = ka.keys() & kb.keys()
+        out[name] = {"kicks_paired": len(shared), "kicks_unpaired": len(ka.keys() ^ kb.keys()),
+                     **paired_fall_test([k for k in shared if ka[k]],
+                                        [k for k in shared if kb[k]])}
+    return out
+
+
+def compare_fall_cause_files(a: dict, b: dict) -> dict:
+    """`paired_fall_test` per scenario between two files of `benchmarks/fall_causes.py` (its
+    JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError for
+    files that cannot be paired: different episode counts or durations, or a file written
+    before `episodes_fallen` was recorded."""
+    for key in ("episodes", "seconds"):
+        if a[key] != b[key]:
+            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
+                             "alike")
+    out = {}
+    for name, sa in a["scenarios"].items():
+        sb = b["scenarios"][name]
+        if "episodes_fallen" not in sa or "episodes_fallen" not in sb:
+            raise ValueError(f"{name}: a fall-cause file without episodes_fallen; evaluate "
+                             "that run again with benchmarks/fall_causes.py")
+        out[name] = {"falls_a": sa["all"]["fall_share"], "falls_b": sb["all"]["fall_share"],
+                     **paired_fall_test(sa["episodes_fallen"], sb["episodes_fallen"])}
+    return out
+
+
+def file_kind(f: dict) -> str:
+    """'walk report', 'push file' or 'fall-cause file': which script wrote `f`. Raises
+    ValueError for anything else."""
+    if REPORT_KEY in f:
+        return "walk report"
+    if "fall_window_s" in f:
+        return "push file"
+    if f.get("pushes") == "off" and "scenarios" in f:
+        return "fall-cause file"
+    raise ValueError("not a file of benchmarks/evaluate_walk.py, push_recovery.py or "
+                     "fall_causes.py")
+
+
+COMPARE = {"walk report": compare_walk_files, "push file": compare_push_files,
+           "fall-cause file": compare_fall_cause_files}
+
+
+def compare_files(a: dict, b: dict) -> dict:
+    """Pair two evaluation files of the same kind (`file_kind`): `{"kind": ..., scenario:
+    paired_fall_test and the two fall shares or kick counts, ...}`. Raises ValueError,
+    naming the problem, for files of different kinds or that cannot be paired."""
+    kind_a, kind_b = file_kind(a), file_kind(b)
+    if kind_a != kind_b:
+        raise ValueError(f"a {kind_a} and a {kind_b} cannot be paired: give two of one kind")
+    return {"kind": kind_a, **COMPARE[kind_a](a, b)}
