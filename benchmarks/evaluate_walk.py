@@ -1,17 +1,19 @@
 """Evaluate a trained walk run under full randomization and file the results.
 
     python benchmarks/evaluate_walk.py runs/<name> [benchmarks/results/<prefix>] [episodes]
+        [--no-pushes] [--how-trained "the command and what it changed"]
 
 Episodes per scenario default to 64: the share of episodes with a fall is then known to
-about ±12 points at 40% (the report gives its 95% interval); 256 halves that. Writes
-<prefix>.json (scenario results, training summary, versions) and copies the run's learning
-curve to <prefix>_learning_curve.png.
+about ±12 points at 40% (the report gives its 95% interval); 256 halves that. The walk
+report's kicks (`evaluate.ACCEPTANCE_PUSHES`) land in every episode unless `--no-pushes`.
+Writes <prefix>.json (scenario results, training summary, versions) and copies the run's
+learning curve to <prefix>_learning_curve.png.
 """
 
+import argparse
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 
 from mjxwalk import bench, results
@@ -19,11 +21,14 @@ from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 
 
-def main(run_dir: Path, prefix: Path, episodes: int = 64) -> None:
+def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluate.ACCEPTANCE_PUSHES,
+         how_trained: str | None = None) -> None:
     config, _, make_policy, step, state = load_run(run_dir)
-    report = evaluate.walk_report(config, make_policy, state, num_envs=episodes)
+    report = evaluate.walk_report(config, make_policy, state, num_envs=episodes, pushes=pushes)
     summary = json.loads((run_dir / "summary.json").read_text())
-    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes_per_scenario": episodes,
+    out = {**({"how_trained": how_trained} if how_trained else {}),
+           "run": str(run_dir), "checkpoint_env_steps": step, "episodes_per_scenario": episodes,
+           "pushes": pushes,
            "training": summary,
            "train_config": dataclasses.asdict(config),
            "env_config": json.loads((run_dir / "config.json").read_text())["env"],
@@ -37,5 +42,13 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"),
-         int(sys.argv[3]) if len(sys.argv) > 3 else 64)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("prefix", type=Path, nargs="?", default=Path("benchmarks/results/walk_cpu"))
+    parser.add_argument("episodes", type=int, nargs="?", default=64)
+    parser.add_argument("--no-pushes", action="store_true",
+                        help="no kicks in any episode (the report's kicks otherwise)")
+    parser.add_argument("--how-trained", help="filed first in the JSON: the command and what it changed")
+    args = parser.parse_args()
+    main(args.run_dir, args.prefix, args.episodes,
+         {"enabled": False} if args.no_pushes else evaluate.ACCEPTANCE_PUSHES, args.how_trained)

@@ -5,7 +5,7 @@ import pytest
 
 from mjxwalk.training.compare import (compare_fall_cause_files, compare_files, compare_push_files,
                                       compare_walk_files, file_kind, paired_fall_test)
-from mjxwalk.training.evaluate import KICK_COLUMNS, REPORT_KEY
+from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY
 
 
 def test_paired_fall_test_counts_and_closed_forms():
@@ -41,6 +41,11 @@ def test_compare_walk_files_refuses_what_cannot_be_paired():
     del old[REPORT_KEY]["forward_0.3"]["episodes_fallen"]  # a report from before pairing
     with pytest.raises(ValueError, match="without episodes_fallen"):
         compare_walk_files(old, _file([0]))
+    no_pushes = {**_file([0]), "pushes": {"enabled": False}}
+    with pytest.raises(ValueError, match="different pushes"):
+        compare_walk_files(_file([0]), no_pushes)
+    # a report from before the pushes were filed was evaluated under the acceptance kicks
+    assert compare_walk_files(_file([0]), {**_file([1]), "pushes": dict(ACCEPTANCE_PUSHES)})
 
 
 def _push_file(kicks, episodes=4, fall_window_s=2.0):

@@ -8,9 +8,10 @@ push files (`benchmarks/push_recovery.py`) or fall-cause files (`benchmarks/fall
 
 from __future__ import annotations
 
+import json
 import math
 
-from mjxwalk.training.evaluate import KICK_COLUMNS, REPORT_KEY
+from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY
 
 
 def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
@@ -27,14 +28,24 @@ def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
     return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
 
 
+def _report_pushes(f: dict) -> dict:
+    """The pushes a walk report was evaluated under, as JSON gives them back (reports from
+    before the `pushes` key were all evaluated under `ACCEPTANCE_PUSHES`)."""
+    return json.loads(json.dumps(f.get("pushes", ACCEPTANCE_PUSHES)))
+
+
 def compare_walk_files(a: dict, b: dict) -> dict:
     """`paired_fall_test` per scenario between two files of `benchmarks/evaluate_walk.py`
     (its JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError
     for files that cannot be paired: different episode counts, or a report written before
-    `episodes_fallen` was recorded."""
+    `episodes_fallen` was recorded, or reports under different pushes."""
     if a["episodes_per_scenario"] != b["episodes_per_scenario"]:
         raise ValueError(f"different episode counts ({a['episodes_per_scenario']} and "
                          f"{b['episodes_per_scenario']}): pair reports of the same size")
+    pushes_a, pushes_b = _report_pushes(a), _report_pushes(b)
+    if pushes_a != pushes_b:
+        raise ValueError(f"different pushes ({pushes_a} and {pushes_b}): pair reports "
+                         "evaluated alike")
     out = {}
     for name, ra in a[REPORT_KEY].items():
         rb = b[REPORT_KEY][name]

@@ -131,16 +131,17 @@ KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell")
 """The columns of each kick that `benchmarks/push_recovery.py` lists per scenario."""
 
 
-def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0) -> dict:
-    """Per scenario, under the run's full randomization and `ACCEPTANCE_PUSHES`: mean
-    forward speed and yaw rate against the command, share of episodes with a fall (with
-    its 95% interval: 64 episodes resolve it to about ±12 points at 40%), falls per
-    minute."""
+def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0,
+                pushes: dict = ACCEPTANCE_PUSHES) -> dict:
+    """Per scenario, under the run's full randomization and `pushes` (a `Pushes` field dict;
+    the acceptance kicks by default): mean forward speed and yaw rate against the command,
+    share of episodes with a fall (with its 95% interval: 64 episodes resolve it to about
+    ±12 points at 40%), falls per minute."""
     report = {}
     policy = policy_fn(make_policy, state, deterministic=True)
     for name, command in SCENARIOS.items():
         _, ((vx, yaw, falls), alive) = scenario_rollout(config, policy, name, num_envs, seconds,
-                                                        _forward_and_yaw)
+                                                        _forward_and_yaw, pushes=pushes)
         falls = falls * alive
         weight = jnp.maximum(jnp.sum(alive), 1.0)
         fell_mask = jnp.sum(falls, axis=0) > 0
