@@ -67,3 +67,11 @@ def test_a_torn_last_line_is_skipped_with_a_warning_and_set_aside_on_resume(tmp_
     assert monitor.set_aside_rows_after(tmp_path, 2000) == 1
     assert (tmp_path / "metrics.jsonl").read_text() == '{"env_steps": 1000}\n{"env_steps": 2000}\n'
     assert (tmp_path / monitor.DISCARDED).read_text() == '{"env_st\n'
+
+
+def test_curve_points_keep_the_first_row_past_each_mark_and_the_last():
+    rows = [{"env_steps": s} for s in (400, 900, 1000, 1100, 2600, 2700)]
+    assert [r["env_steps"] for r in monitor.curve_points(rows, 1000)] == [1000, 2600, 2700]
+    # a last row on a mark is kept once
+    assert [r["env_steps"] for r in monitor.curve_points(rows[:3], 500)] == [900, 1000]
+    assert monitor.curve_points([], 1000) == []

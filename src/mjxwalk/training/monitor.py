@@ -141,6 +141,19 @@ def discount_changes(rows: list[dict[str, Any]]) -> list[tuple[int, float, float
     return changes
 
 
+def curve_points(rows: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
+    """A learning curve thinned for filing: the first row at or past each multiple of
+    `every` env steps, and the last row."""
+    points, mark = [], every
+    for row in rows:
+        if row["env_steps"] >= mark:
+            points.append(row)
+            mark = (row["env_steps"] // every + 1) * every
+    if rows and (not points or points[-1] is not rows[-1]):
+        points.append(rows[-1])
+    return points
+
+
 def plot_learning_curve(run_dir: Path, title: str) -> Path | None:
     """report.png: reward per step, falls and tracking error against env steps, with a dashed
     line where the discount changed, since reward and falls move there (None when no
