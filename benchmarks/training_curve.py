@@ -4,8 +4,10 @@ sampled every 0.5M steps, for runs still in progress as well as finished ones.
     python benchmarks/training_curve.py runs/<name> benchmarks/results/<prefix>
         [--how-trained "the command and what it changed"] [--status "finished"]
 
-Writes <prefix>_training.json and copies the run's learning curve (report.png, which the
-trainer draws at the end of each call) to <prefix>_learning_curve.png.
+Writes <prefix>_training.json and copies the run's learning curve (report.png) to
+<prefix>_learning_curve.png. The trainer draws report.png and summary.json at the end of
+each call, so for a call still running they show where the previous one ended; the curve in
+the JSON is read from metrics.jsonl and is current.
 """
 
 import argparse

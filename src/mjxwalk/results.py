@@ -19,8 +19,9 @@ FLAT_OBJECT_WIDTH = 100
 
 
 def _key(k) -> str:
-    """An object key as `json.dumps` writes it (True as "true", 1.5 as "1.5")."""
-    return k if isinstance(k, str) else json.dumps(k)
+    """An object key as `json.dumps` writes it (True as "true", 1.5 as "1.5"); raises
+    TypeError, as it does, for a key JSON cannot have."""
+    return json.dumps({k: 0})[1:-4]
 
 
 def _nested(values) -> bool:
@@ -36,7 +37,7 @@ def dumps(obj: Any, indent: int = 1, _level: int = 0) -> str:
         if len(line) <= FLAT_OBJECT_WIDTH:
             return line
     if isinstance(obj, dict) and obj:
-        items = (f"{inner}{json.dumps(_key(k))}: {dumps(v, indent, _level + 1)}"
+        items = (f"{inner}{_key(k)}: {dumps(v, indent, _level + 1)}"
                  for k, v in obj.items())
         return "{\n" + ",\n".join(items) + f"\n{pad}}}"
     if isinstance(obj, (list, tuple)) and _nested(obj):

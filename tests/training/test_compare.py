@@ -1,6 +1,8 @@
 """Pairing two runs' evaluation files: the McNemar test, and each kind of file, including
 the ones that cannot be paired."""
 
+import json
+
 import pytest
 
 from mjxwalk.training.compare import (compare_fall_cause_files, compare_files, compare_push_files,
@@ -44,8 +46,14 @@ def test_compare_walk_files_refuses_what_cannot_be_paired():
     no_pushes = {**_file([0]), "pushes": {"enabled": False}}
     with pytest.raises(ValueError, match="different pushes"):
         compare_walk_files(_file([0]), no_pushes)
-    # a report from before the pushes were filed was evaluated under the acceptance kicks
-    assert compare_walk_files(_file([0]), {**_file([1]), "pushes": dict(ACCEPTANCE_PUSHES)})
+    # a report from before the pushes were filed was evaluated under the acceptance kicks,
+    # which a filed report gives back with lists for tuples
+    filed = {**_file([1]), "pushes": json.loads(json.dumps(ACCEPTANCE_PUSHES))}
+    assert compare_walk_files(_file([0]), filed)["forward_0.3"]["only_a"] == 1
+    other = _file([0])
+    other[REPORT_KEY]["stand"] = other[REPORT_KEY].pop("forward_0.3")
+    with pytest.raises(ValueError, match=r"different scenarios: only in a \['forward_0.3'\]"):
+        compare_walk_files(_file([0]), other)
 
 
 def _push_file(kicks, episodes=4, fall_window_s=2.0):
@@ -81,6 +89,10 @@ def test_compare_push_files_refuses_what_cannot_be_paired():
     reordered["kick_columns"] = list(reversed(KICK_COLUMNS))
     with pytest.raises(ValueError, match="kick columns"):
         compare_push_files(_push_file([]), reordered)
+    standing = _push_file([])
+    standing["scenarios"]["stand"] = standing["scenarios"].pop("forward_0.3")
+    with pytest.raises(ValueError, match="different scenarios"):
+        compare_push_files(_push_file([]), standing)
 
 
 def _fall_cause_file(fallen, stand_fallen=(), episodes=8, seconds=10.0):
@@ -107,6 +119,10 @@ def test_compare_fall_cause_files_refuses_what_cannot_be_paired():
     del old["scenarios"]["stand"]["episodes_fallen"]  # a file from before episodes were listed
     with pytest.raises(ValueError, match="stand: a fall-cause file without episodes_fallen"):
         compare_fall_cause_files(_fall_cause_file([0]), old)
+    fewer = _fall_cause_file([0])
+    del fewer["scenarios"]["stand"]
+    with pytest.raises(ValueError, match=r"different scenarios: only in a \['stand'\]"):
+        compare_fall_cause_files(_fall_cause_file([0]), fewer)
 
 
 def test_compare_files_dispatches_on_the_kind_and_refuses_mixed_kinds():

@@ -83,3 +83,24 @@ def test_wilson_interval_rejects_impossible_counts():
         wilson_interval(0, 0)
     with pytest.raises(ValueError, match="successes"):
         wilson_interval(65, 64)
+
+
+def test_walk_report_rolls_every_scenario_out_under_the_pushes_it_is_given(monkeypatch):
+    import jax.numpy as jnp
+
+    from mjxwalk.training import evaluate
+
+    seen = []
+
+    def rollout(config, policy, name, num_envs, seconds, record, pushes):
+        seen.append((name, pushes))
+        ones = jnp.ones((3, num_envs))
+        return None, ((0.3 * ones, 0.0 * ones, 0.0 * ones), ones)
+
+    monkeypatch.setattr(evaluate, "scenario_rollout", rollout)
+    monkeypatch.setattr(evaluate, "policy_fn", lambda *a, **k: None)
+    report = evaluate.walk_report(None, None, None, num_envs=4, pushes={"enabled": False})
+    assert seen == [(name, {"enabled": False}) for name in evaluate.SCENARIOS]
+    assert report["forward_0.3"]["mean_vx"] == pytest.approx(0.3)
+    evaluate.walk_report(None, None, None, num_envs=4)
+    assert seen[-1] == ("stand", ACCEPTANCE_PUSHES)

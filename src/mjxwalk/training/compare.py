@@ -14,18 +14,25 @@ import math
 from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY
 
 
-def paired_fall_test(fallen_a: list[int], fallen_b: list[int]) -> dict:
-    """Compare two policies' falls on the same episodes (`episodes_fallen` of two walk
-    reports with the same episode count): the episodes only one of them fell in, and the
-    exact two-sided McNemar p-value that both fall as often. Pairing discounts the episodes
-    that are hard or easy for any policy, so it separates runs an unpaired comparison of
-    the two shares cannot."""
+def paired_fall_test(fallen_a, fallen_b) -> dict:
+    """Compare two policies' falls on the same trials: `fallen_a` and `fallen_b` name the
+    trials each fell in (episode numbers, or (episode, control step) of kicks both met).
+    Returns the trials only one of them fell in and the exact two-sided McNemar p-value
+    that both fall as often. Pairing discounts the trials that are hard or easy for any
+    policy, so it separates runs an unpaired comparison of the two shares cannot."""
     a, b = set(fallen_a), set(fallen_b)
     only_a, only_b = len(a - b), len(b - a)
     n, k = only_a + only_b, min(only_a, only_b)
     # under the null each discordant episode is a fair coin: P(X <= k) doubled
     p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
     return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
+
+
+def _same_scenarios(a: dict, b: dict) -> None:
+    """Raise ValueError naming the scenarios only one of two files' scenario dicts has."""
+    if a.keys() != b.keys():
+        raise ValueError(f"different scenarios: only in a {sorted(a.keys() - b.keys())}, only "
+                         f"in b {sorted(b.keys() - a.keys())}")
 
 
 def _report_pushes(f: dict) -> dict:
@@ -37,8 +44,8 @@ def _report_pushes(f: dict) -> dict:
 def compare_walk_files(a: dict, b: dict) -> dict:
     """`paired_fall_test` per scenario between two files of `benchmarks/evaluate_walk.py`
     (its JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError
-    for files that cannot be paired: different episode counts, or a report written before
-    `episodes_fallen` was recorded, or reports under different pushes."""
+    for files that cannot be paired: different scenarios or episode counts, reports under
+    different pushes, or a report written before `episodes_fallen` was recorded."""
     if a["episodes_per_scenario"] != b["episodes_per_scenario"]:
         raise ValueError(f"different episode counts ({a['episodes_per_scenario']} and "
                          f"{b['episodes_per_scenario']}): pair reports of the same size")
@@ -46,6 +53,7 @@ def compare_walk_files(a: dict, b: dict) -> dict:
     if pushes_a != pushes_b:
         raise ValueError(f"different pushes ({pushes_a} and {pushes_b}): pair reports "
                          "evaluated alike")
+    _same_scenarios(a[REPORT_KEY], b[REPORT_KEY])
     out = {}
     for name, ra in a[REPORT_KEY].items():
         rb = b[REPORT_KEY][name]
@@ -64,7 +72,7 @@ def compare_push_files(a: dict, b: dict) -> dict:
     velocity follow the episode's seed, not the policy. Kicks only one run met, after the
     other had already fallen, are left out and counted. Raises ValueError for files that
     cannot be paired: no kick lists (not a push file, or one written before kicks were
-    listed), different columns, episode counts or fall windows."""
+    listed), different columns, scenarios, episode counts or fall windows."""
     for name, f in (("a", a), ("b", b)):
         if "kick_columns" not in f:
             raise ValueError(f"file {name} lists no kicks: pair two files of "
@@ -78,6 +86,7 @@ def compare_push_files(a: dict, b: dict) -> dict:
             raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
                              "alike")
     episode, step, fell = (KICK_COLUMNS.index(c) for c in ("episode", "control_step", "fell"))
+    _same_scenarios(a["scenarios"], b["scenarios"])
     out = {}
     for name, sa in a["scenarios"].items():
         ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
@@ -92,12 +101,13 @@ def compare_push_files(a: dict, b: dict) -> dict:
 def compare_fall_cause_files(a: dict, b: dict) -> dict:
     """`paired_fall_test` per scenario between two files of `benchmarks/fall_causes.py` (its
     JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError for
-    files that cannot be paired: different episode counts or durations, or a file written
-    before `episodes_fallen` was recorded."""
+    files that cannot be paired: different scenarios, episode counts or durations, or a file
+    written before `episodes_fallen` was recorded."""
     for key in ("episodes", "seconds"):
         if a[key] != b[key]:
             raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
                              "alike")
+    _same_scenarios(a["scenarios"], b["scenarios"])
     out = {}
     for name, sa in a["scenarios"].items():
         sb = b["scenarios"][name]
