@@ -75,3 +75,9 @@ def test_curve_points_keep_the_first_row_past_each_mark_and_the_last():
     # a last row on a mark is kept once
     assert [r["env_steps"] for r in monitor.curve_points(rows[:3], 500)] == [900, 1000]
     assert monitor.curve_points([], 1000) == []
+
+
+@pytest.mark.parametrize("every", [0, -500])
+def test_curve_points_refuse_an_interval_that_is_not_positive(every):
+    with pytest.raises(ValueError, match="every must be a positive"):
+        monitor.curve_points([{"env_steps": 100}], every)

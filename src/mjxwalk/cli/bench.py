@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
 from pathlib import Path
@@ -42,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet_imports()
     import mjxwalk
     from mjxwalk import bench
+    from mjxwalk import results as results_file
 
     robot = mjxwalk.load_robot(args.robot)
     substeps = args.substeps or [robot.n_substeps]
@@ -87,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": round(time.time() - started, 1),
     }
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1))
+        results_file.write(args.out, report)
         title = f"{robot.name} walk env, {args.terrain}, {report['versions']['jax_backend']}"
         if args.randomization:
             title += ", randomization off vs on"

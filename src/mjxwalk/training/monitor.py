@@ -144,6 +144,8 @@ def discount_changes(rows: list[dict[str, Any]]) -> list[tuple[int, float, float
 def curve_points(rows: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
     """A learning curve thinned for filing: the first row at or past each multiple of
     `every` env steps, and the last row."""
+    if every <= 0:
+        raise ValueError(f"curve_points: every must be a positive number of env steps, got {every}")
     points, mark = [], every
     for row in rows:
         if row["env_steps"] >= mark:
