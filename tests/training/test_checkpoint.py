@@ -57,3 +57,12 @@ def test_trained_wall_time_comes_back(mgr):
     checkpoint.save(mgr, 20, STATE, ENVS)  # as checkpoints from before it was recorded
     assert checkpoint.trained_wall_s(mgr, 10) == 1234.5
     assert checkpoint.trained_wall_s(mgr, 20) is None
+
+
+def test_saved_steps_lists_finished_checkpoints_only(mgr, tmp_path):
+    assert checkpoint.saved_steps(tmp_path / "nowhere") == []
+    checkpoint.save(mgr, 20, STATE)
+    checkpoint.save(mgr, 40, STATE)
+    # a save cut off mid-write leaves orbax's temporary folder, which is no checkpoint
+    (tmp_path / "checkpoints" / "60.orbax-checkpoint-tmp-1").mkdir()
+    assert checkpoint.saved_steps(tmp_path / "checkpoints") == [20, 40] == mgr.all_steps()

@@ -202,6 +202,24 @@ def test_resume_without_checkpoints(tmp_path):
         train(smoke(), out=tmp_path / "empty", resume=True, show_progress=False)
 
 
+def test_fresh_run_into_a_run_directory_with_checkpoints_is_refused(smoke_run, tmp_path, capsys):
+    """Orbax saves no step at or below the latest one it finds, so a fresh run there would
+    never checkpoint and would leave the old run's checkpoints under its own metrics."""
+    d = tmp_path / "taken"
+    shutil.copytree(smoke_run.run_dir, d)
+    kept = {str(p.relative_to(d)): p.stat().st_mtime_ns for p in d.rglob("*")}
+    with pytest.raises(checkpoint.CheckpointError,
+                       match=f"checkpoints up to {smoke().num_timesteps:,} env steps: continue "
+                             "it with --resume"):
+        train(smoke(), out=d, show_progress=False)
+    from mjxwalk.cli.train import main
+
+    assert main(["--preset", "smoke", "--out", str(d), "--quiet"]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    # refused before anything was written: the old run is as it was
+    assert {str(p.relative_to(d)): p.stat().st_mtime_ns for p in d.rglob("*")} == kept
+
+
 def test_cli_smoke_run(tmp_path, capsys):
     from mjxwalk.cli.train import main
 

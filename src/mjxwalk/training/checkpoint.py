@@ -25,6 +25,16 @@ class CheckpointError(MjxwalkError):
     """A checkpoint is missing or does not match the run being resumed."""
 
 
+def saved_steps(directory: Path) -> list[int]:
+    """The env steps of the finished checkpoints in `directory` (empty when there is none),
+    read from the folder names without opening them; orbax's temporary folders are not
+    numbers, so a checkpoint cut off mid-write is not counted."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted(int(p.name) for p in directory.iterdir() if p.is_dir() and p.name.isdigit())
+
+
 def manager(directory: Path, keep: int) -> ocp.CheckpointManager:
     """A manager that only process 0 uses: every process holds the same (replicated)
     training state, so one writer is enough and no cross-host barrier is needed."""

@@ -102,6 +102,14 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     run_dir = _run_dir(out, name, config)
     if resume and not (run_dir / "checkpoints").is_dir():
         raise checkpoint.CheckpointError(f"--resume: no checkpoints in {run_dir}")
+    saved = [] if resume else checkpoint.saved_steps(run_dir / "checkpoints")
+    # orbax saves no step at or below the latest one it finds, so a fresh run here would
+    # train without ever checkpointing and leave the old run's checkpoints as its own
+    if _all_processes_agree(bool(saved)):
+        raise checkpoint.CheckpointError(
+            f"{run_dir} already holds a run with checkpoints up to "
+            f"{max(saved, default=0):,} env steps: continue it with --resume, or train into "
+            "another --out (or remove that folder to start it over)")
     env = build_env(config)
     if config.symmetry_augmentation:
         _check_symmetric(env)
