@@ -103,6 +103,9 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     if resume and not (run_dir / "checkpoints").is_dir():
         raise checkpoint.CheckpointError(f"--resume: no checkpoints in {run_dir}")
     saved = [] if resume else checkpoint.saved_steps(run_dir / "checkpoints")
+    # processes start seconds to minutes apart (imports, a slow host); gloo gives up on a
+    # first collective reached more than 30 s apart, so they meet in the key-value store
+    compat.host_barrier("started")
     # orbax saves no step at or below the latest one it finds, so a fresh run here would
     # train without ever checkpointing and leave the old run's checkpoints as its own
     if _all_processes_agree(bool(saved)):
