@@ -27,7 +27,7 @@ CONFIG = TrainConfig(
 def test_episode_return_rises_well_above_the_untrained_policy(tmp_path):
     result = train(CONFIG, out=tmp_path / "learn", show_progress=False)
     env = build_env(CONFIG)
-    networks = ppo.make_networks(CONFIG, env.observation_size, env.action_size)
+    networks = ppo.make_networks(CONFIG, env)
     untrained = ppo.init_state(CONFIG, networks, env.observation_size,
                                jax.random.PRNGKey(CONFIG.seed))
     # PPO improves the stochastic policy it samples from: compare that policy's returns.

@@ -4,6 +4,7 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import pytest
 
 from mjxwalk.training import ppo
 from mjxwalk.training.config import smoke
@@ -15,14 +16,15 @@ def _types(tree):
     return jax.tree.map(lambda x: (x.shape, x.dtype, x.weak_type), tree)
 
 
-def test_iteration_returns_the_types_it_takes():
+@pytest.mark.parametrize("estimator_targets", [(), ("lin_vel", "feet_contact")])
+def test_iteration_returns_the_types_it_takes(estimator_targets):
     """The training loop feeds each iteration's output into the next: a leaf that comes back
     with another shape, dtype or weak type makes the second iteration compile the whole
     step again (a weak-typed `truncation` once did, doubling every run's compile time)."""
-    config = smoke()
+    config = dataclasses.replace(smoke(), estimator_targets=estimator_targets)
     env = build_env(config)
     batched = BatchedEnv(env, config.num_envs, episode_length=config.episode_length)
-    networks = ppo.make_networks(config, env.observation_size, env.action_size)
+    networks = ppo.make_networks(config, env)
     state = jax.eval_shape(lambda k: ppo.init_state(config, networks, env.observation_size, k),
                            jax.random.PRNGKey(0))
     env_state = jax.eval_shape(batched.reset, jax.random.split(jax.random.PRNGKey(1),

@@ -22,6 +22,9 @@ def test_gpu_preset_is_big():
     ({"discounting_final": 0.0}, "discounting_final must be in"),
     ({"discounting_final": 0.99, "discounting_switch_steps": 10**9}, "would never be used"),
     ({"num_envs": 48, "batch_size": 32, "num_minibatches": 4}, "must be a multiple of num_envs"),
+    ({"estimator_targets": ("lin_vel",), "estimator_loss_weight": 0.0}, "estimator_loss_weight"),
+    ({"estimator_hidden": (64, 0)}, "estimator_hidden sizes must be >= 1"),
+    ({"policy_hidden": (-1,)}, "policy_hidden sizes"),
 ])
 def test_invalid_configs(changes, message):
     import dataclasses
@@ -43,6 +46,17 @@ def test_cli_builds_config_from_preset_and_flags():
     assert preset == "smoke" and config.num_envs == 64 and config.policy_hidden == (16, 16)
     assert config.batch_size == smoke().batch_size  # untouched fields keep the preset's value
     assert dict(config.env_overrides) == {"commands": {"vx_range": [0.0, 0.3]}, "terrain": "rough"}
+
+
+def test_cli_takes_tuples_of_names():
+    """A tuple option parses its values as the field's element type: names stay strings."""
+    from mjxwalk.cli.train import config_from_args, parser
+
+    args = parser().parse_args(["--preset", "smoke", "--estimator-targets", "lin_vel",
+                                "feet_contact", "--estimator-hidden", "32"])
+    config, _ = config_from_args(args)
+    assert config.estimator_targets == ("lin_vel", "feet_contact")
+    assert config.estimator_hidden == (32,)
 
 
 def test_cli_help_documents_every_field():

@@ -66,8 +66,8 @@ def parser() -> argparse.ArgumentParser:
         kw: dict = {"default": None, "help": docs.get(f.name, "").replace("%", "%%")}
         if kind is bool:
             kw["action"] = argparse.BooleanOptionalAction
-        elif typing.get_origin(kind) is tuple:
-            kw.update(type=int, nargs="+")
+        elif typing.get_origin(kind) is tuple:  # tuple[int, ...] or tuple[str, ...]
+            kw.update(type=typing.get_args(kind)[0], nargs="+")
         else:
             base = [a for a in typing.get_args(kind) if a is not type(None)] or [kind]
             kw["type"] = base[0]

@@ -204,8 +204,13 @@ class WalkEnv(brax_base.Env):
                 "privileged_state": (self.privileged_size,)}
 
     @property
+    def privileged_parts(self) -> list[tuple[str, int]]:
+        """(name, size) of each part of the privileged observation, in order."""
+        return privileged_layout(self.robot.nu, self.contract.frame_size)
+
+    @property
     def privileged_size(self) -> int:
-        return sum(size for _, size in privileged_layout(self.robot.nu, self.contract.frame_size))
+        return sum(size for _, size in self.privileged_parts)
 
     @property
     def backend(self) -> str:

@@ -73,6 +73,17 @@ class TrainConfig:
     (benchmarks/results/walk_cpu_big_net.json)."""
     value_hidden: tuple[int, ...] = (256, 256, 256)
     """Critic MLP layer sizes."""
+    estimator_targets: tuple[str, ...] = ()
+    """Parts of the privileged observation (`mjxwalk.envs.walk.privileged_layout` names, e.g.
+    lin_vel) that a small MLP learns to estimate from the actor's observation, by regression
+    against the simulator's truth; the actor sees its observation with the estimate
+    appended, and the policy still takes only the contract's observation. Empty: none."""
+    estimator_hidden: tuple[int, ...] = (128, 64)
+    """Estimator MLP layer sizes (used with `estimator_targets`)."""
+    estimator_loss_weight: float = 1.0
+    """Weight of the estimator's mean squared error in the loss. Its gradient reaches only the
+    estimator (the actor gets the estimate through a stop-gradient), so the weight sets its
+    learning rate against Adam's normalization, not a trade-off with PPO."""
     seed: int = 0
     """Random seed (training is deterministic for a seed on one CPU)."""
     log_every: int = 1
@@ -109,6 +120,12 @@ class TrainConfig:
                 raise ConfigError(f"discounting_switch_steps {self.discounting_switch_steps:,} "
                                   f"is outside the run's 0..{self.num_timesteps:,} env steps, "
                                   "so discounting_final would never be used")
+        if self.estimator_targets and self.estimator_loss_weight <= 0:
+            raise ConfigError("estimator_loss_weight must be > 0 when estimator_targets are set, "
+                              f"got {self.estimator_loss_weight}")
+        for name in ("policy_hidden", "value_hidden", "estimator_hidden"):
+            if any(size < 1 for size in getattr(self, name)):
+                raise ConfigError(f"{name} sizes must be >= 1, got {getattr(self, name)}")
         if self.minutes is not None and self.minutes <= 0:
             raise ConfigError("minutes must be > 0")
         if self.num_envs % device_count:

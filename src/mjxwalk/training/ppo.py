@@ -26,7 +26,7 @@ from brax.training.agents.ppo import losses as ppo_losses
 from brax.training.agents.ppo import networks as ppo_networks
 from flax import struct
 
-from mjxwalk.training import augment
+from mjxwalk.training import augment, estimator
 from mjxwalk.training.config import TrainConfig
 
 AXIS = "devices"
@@ -49,14 +49,26 @@ class TrainingState:
     """Random key for the next iteration."""
 
 
-def make_networks(config: TrainConfig, observation_size: dict, action_size: int):
-    normalize = (running_statistics.normalize if config.normalize_observations
-                 else lambda x, y: x)
+def make_networks(config: TrainConfig, env):
+    """brax's PPO networks for `env` (actor on 'state', critic on 'privileged_state'), with
+    the estimator of `config.estimator_targets` inside the actor when there are any."""
+    if config.estimator_targets:
+        return estimator.make_ppo_networks(
+            env.observation_size, env.action_size, _normalizer(config), config.policy_hidden,
+            config.value_hidden, _estimator_slices(config, env), config.estimator_hidden)
     return ppo_networks.make_ppo_networks(
-        observation_size, action_size, preprocess_observations_fn=normalize,
+        env.observation_size, env.action_size, preprocess_observations_fn=_normalizer(config),
         policy_hidden_layer_sizes=config.policy_hidden,
         value_hidden_layer_sizes=config.value_hidden,
         policy_obs_key="state", value_obs_key="privileged_state")
+
+
+def _normalizer(config: TrainConfig):
+    return running_statistics.normalize if config.normalize_observations else lambda x, y: x
+
+
+def _estimator_slices(config: TrainConfig, env) -> tuple[slice, ...]:
+    return estimator.target_slices(env.unwrapped.privileged_parts, config.estimator_targets)
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -80,12 +92,20 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
     make_policy = ppo_networks.make_inference_fn(networks)
     optimizer = make_optimizer(config)
 
+    if config.estimator_targets:
+        slices = _estimator_slices(config, env)
+        estimator_net = estimator.make_estimator(estimator.estimate_size(slices),
+                                                 config.estimator_hidden, _normalizer(config))
+
     def make_update(discounting):
         loss_fn = functools.partial(
             ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
             discounting=discounting, reward_scaling=config.reward_scaling,
             gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
             normalize_advantage=True)
+        if config.estimator_targets:
+            loss_fn = estimator.with_estimator_loss(loss_fn, estimator_net, slices,
+                                                    config.estimator_loss_weight)
         return gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis,
                                             has_aux=True)
 

@@ -124,13 +124,14 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     envs_per_device = config.num_envs // n_devices
     batched = BatchedEnv(env, envs_per_device, episode_length=config.episode_length,
                          seed=config.seed + jax.process_index())
-    networks = ppo.make_networks(config, env.observation_size, env.action_size)
+    networks = ppo.make_networks(config, env)
     state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(config.seed))
 
     saved_path = run_dir / "config.json"
     if resume and saved_path.exists():
         saved = saved_config(run_dir)
-        for key in ("policy_hidden", "value_hidden", "task", "robot"):
+        for key in ("policy_hidden", "value_hidden", "estimator_targets", "estimator_hidden",
+                    "task", "robot"):
             if getattr(saved, key) != getattr(config, key):
                 raise checkpoint.CheckpointError(
                     f"--resume with {key} {getattr(config, key)!r}, but the run in {run_dir} "
@@ -274,7 +275,7 @@ def load_run(run_dir: str | Path):
     run_dir = Path(run_dir)
     config = saved_config(run_dir)
     env = build_env(config)
-    networks = ppo.make_networks(config, env.observation_size, env.action_size)
+    networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
     step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
     from brax.training.agents.ppo import networks as ppo_networks
