@@ -3,11 +3,12 @@
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 
 from mjxwalk.training.config import smoke
-from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, scenario_env,
-                                       wilson_interval)
+from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimate_errors,
+                                       scenario_env, steps_since, wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -104,3 +105,26 @@ def test_walk_report_rolls_every_scenario_out_under_the_pushes_it_is_given(monke
     assert report["forward_0.3"]["mean_vx"] == pytest.approx(0.3)
     evaluate.walk_report(None, None, None, num_envs=4)
     assert seen[-1] == ("stand", ACCEPTANCE_PUSHES)
+
+
+def test_steps_since_counts_from_each_event():
+    events = np.zeros((6, 2), bool)
+    events[1, 0] = events[4, 0] = True
+    since = steps_since(events)
+    assert since[1:, 0].tolist() == [0, 1, 2, 0, 1] and since[0, 0] > 6
+    assert (since[:, 1] > 6).all()  # no event: past every step
+
+
+def test_estimate_errors_score_a_perfect_and_a_mean_guess():
+    rng = np.random.default_rng(0)
+    truth = rng.normal(0.0, [0.1, 0.3], size=(50, 8, 2))
+    mask = np.ones((50, 8), bool)
+    mask[:, 0] = False  # a dead env's steps must not count
+    perfect = estimate_errors(truth.copy(), truth, mask)
+    assert perfect["samples"] == 50 * 7 and perfect["rms_error"] == [0.0, 0.0]
+    assert perfect["variance_explained"] == [1.0, 1.0]
+    mean_guess = np.broadcast_to(truth[mask].mean(axis=0), truth.shape)
+    scored = estimate_errors(mean_guess, truth, mask)
+    assert scored["variance_explained"] == [0.0, 0.0]
+    np.testing.assert_allclose(scored["rms_error"], scored["truth_std"], atol=1e-4)
+    assert estimate_errors(truth, truth, np.zeros((50, 8), bool)) == {"samples": 0}

@@ -1,4 +1,4 @@
-"""Evaluate a policy in the batched env: episode return, falls, velocity tracking."""
+"""Evaluate a policy in the batched env: episode return, falls, velocity tracking, estimates."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def first_episode(batched, policy, key: jax.Array, steps: int, record):
@@ -181,3 +182,32 @@ def check_targets(report: dict) -> dict[str, bool]:
     }
     result["all"] = all(result.values())
     return result
+
+
+def steps_since(events) -> np.ndarray:
+    """For each (step, env) of a (steps, envs) event mask, the steps since that env's latest
+    event at or before it (0 on the event's own step); before any event, a number past
+    every step (so `steps_since(e) < n` selects the n steps from each event on)."""
+    events = np.asarray(events, bool)
+    since = np.empty(events.shape, np.int64)
+    count = np.full(events.shape[1:], events.shape[0] + 1, np.int64)
+    for t in range(events.shape[0]):
+        count = np.where(events[t], 0, count + 1)
+        since[t] = count
+    return since
+
+
+def estimate_errors(estimate, truth, mask) -> dict:
+    """How well `estimate` follows `truth`, both (steps, envs, k), over the (steps, envs)
+    `mask`: per component the RMS error, the truth's standard deviation (the RMS error of
+    guessing its mean) and the share of its variance explained, 1 - MSE / variance."""
+    estimate, truth = np.asarray(estimate, np.float64), np.asarray(truth, np.float64)
+    mask = np.asarray(mask, bool)
+    e, t = estimate[mask], truth[mask]
+    if not len(t):
+        return {"samples": 0}
+    mse, var = np.mean(np.square(e - t), axis=0), np.var(t, axis=0)
+    explained = np.where(var > 0, 1.0 - mse / np.where(var > 0, var, 1.0), np.nan)
+    return {"samples": int(len(t)), "rms_error": np.sqrt(mse).round(4).tolist(),
+            "truth_std": np.sqrt(var).round(4).tolist(),
+            "variance_explained": explained.round(3).tolist()}

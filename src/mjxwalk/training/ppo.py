@@ -54,16 +54,17 @@ def make_networks(config: TrainConfig, env):
     the estimator of `config.estimator_targets` inside the actor when there are any."""
     if config.estimator_targets:
         return estimator.make_ppo_networks(
-            env.observation_size, env.action_size, _normalizer(config), config.policy_hidden,
+            env.observation_size, env.action_size, normalizer_fn(config), config.policy_hidden,
             config.value_hidden, _estimator_slices(config, env), config.estimator_hidden)
     return ppo_networks.make_ppo_networks(
-        env.observation_size, env.action_size, preprocess_observations_fn=_normalizer(config),
+        env.observation_size, env.action_size, preprocess_observations_fn=normalizer_fn(config),
         policy_hidden_layer_sizes=config.policy_hidden,
         value_hidden_layer_sizes=config.value_hidden,
         policy_obs_key="state", value_obs_key="privileged_state")
 
 
-def _normalizer(config: TrainConfig):
+def normalizer_fn(config: TrainConfig):
+    """The observation preprocessing of the networks: running mean/std, or none."""
     return running_statistics.normalize if config.normalize_observations else lambda x, y: x
 
 
@@ -95,7 +96,7 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
     if config.estimator_targets:
         slices = _estimator_slices(config, env)
         estimator_net = estimator.make_estimator(estimator.estimate_size(slices),
-                                                 config.estimator_hidden, _normalizer(config))
+                                                 config.estimator_hidden, normalizer_fn(config))
 
     def make_update(discounting):
         loss_fn = functools.partial(
