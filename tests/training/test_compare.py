@@ -7,7 +7,8 @@ import pytest
 
 from mjxwalk.training.compare import (compare_fall_cause_files, compare_files, compare_push_files,
                                       compare_walk_files, file_kind, paired_fall_test)
-from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY
+from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, REPORT_KEY
+from mjxwalk.training.kicks import KICK_COLUMNS
 
 
 def test_paired_fall_test_counts_and_closed_forms():
@@ -60,7 +61,8 @@ def _push_file(kicks, episodes=4, fall_window_s=2.0):
     """kicks: (episode, control step, fell) per kick of the forward scenario."""
     return {"episodes": episodes, "seconds": 20.0, "fall_window_s": fall_window_s,
             "kick_columns": list(KICK_COLUMNS),
-            "scenarios": {"forward_0.3": {"kicks": [[e, t, 0.3, 90.0, f] for e, t, f in kicks]}}}
+            "scenarios": {"forward_0.3": {"kicks": [[e, t, 0.3, 90.0, f, True, "left", 0.1]
+                                                    for e, t, f in kicks]}}}
 
 
 def test_compare_push_files_pairs_kicks_by_episode_and_step():
@@ -74,6 +76,16 @@ def test_compare_push_files_pairs_kicks_by_episode_and_step():
                    "p_value": 1.0}
 
 
+def test_compare_push_files_pairs_files_written_with_fewer_columns():
+    # files from before the support and clock columns list five per kick
+    old = _push_file([(0, 300, True), (1, 250, False)])
+    old["kick_columns"] = list(KICK_COLUMNS[:5])
+    old["scenarios"]["forward_0.3"]["kicks"] = [k[:5] for k in old["scenarios"]["forward_0.3"]["kicks"]]
+    new = _push_file([(0, 300, False), (1, 250, False)])
+    assert compare_push_files(old, new)["forward_0.3"]["only_a"] == 1
+    assert compare_push_files(new, old)["forward_0.3"]["only_b"] == 1
+
+
 def test_compare_push_files_refuses_what_cannot_be_paired():
     old = _push_file([(0, 300, True)])
     del old["kick_columns"]  # a file from before kicks were listed
@@ -85,10 +97,10 @@ def test_compare_push_files_refuses_what_cannot_be_paired():
         compare_push_files(_push_file([], episodes=4), _push_file([], episodes=8))
     with pytest.raises(ValueError, match="different fall_window_s"):
         compare_push_files(_push_file([]), _push_file([], fall_window_s=1.0))
-    reordered = _push_file([])
-    reordered["kick_columns"] = list(reversed(KICK_COLUMNS))
-    with pytest.raises(ValueError, match="kick columns"):
-        compare_push_files(_push_file([]), reordered)
+    no_steps = _push_file([])
+    no_steps["kick_columns"] = [c for c in KICK_COLUMNS if c != "control_step"]
+    with pytest.raises(ValueError, match=r"without \['control_step'\]"):
+        compare_push_files(_push_file([]), no_steps)
     standing = _push_file([])
     standing["scenarios"]["stand"] = standing["scenarios"].pop("forward_0.3")
     with pytest.raises(ValueError, match="different scenarios"):

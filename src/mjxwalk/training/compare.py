@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import math
 
-from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, KICK_COLUMNS, REPORT_KEY
+from mjxwalk.training.evaluate import ACCEPTANCE_PUSHES, REPORT_KEY
+from mjxwalk.training.kicks import PAIRING_COLUMNS
 
 
 def paired_fall_test(fallen_a, fallen_b) -> dict:
@@ -72,25 +73,29 @@ def compare_push_files(a: dict, b: dict) -> dict:
     velocity follow the episode's seed, not the policy. Kicks only one run met, after the
     other had already fallen, are left out and counted. Raises ValueError for files that
     cannot be paired: no kick lists (not a push file, or one written before kicks were
-    listed), different columns, scenarios, episode counts or fall windows."""
+    listed), kick lists without one of `PAIRING_COLUMNS`, different scenarios, episode
+    counts or fall windows. Files with more columns pair with files with fewer."""
+    columns = {}
     for name, f in (("a", a), ("b", b)):
         if "kick_columns" not in f:
             raise ValueError(f"file {name} lists no kicks: pair two files of "
                              "benchmarks/push_recovery.py, evaluated again if written before "
                              "kicks were listed")
-        if tuple(f["kick_columns"]) != KICK_COLUMNS:
-            raise ValueError(f"file {name} has kick columns {f['kick_columns']}, expected "
-                             f"{list(KICK_COLUMNS)}")
+        missing = [c for c in PAIRING_COLUMNS if c not in f["kick_columns"]]
+        if missing:
+            raise ValueError(f"file {name} has kick columns {f['kick_columns']}, without "
+                             f"{missing}")
+        columns[name] = tuple(f["kick_columns"].index(c) for c in PAIRING_COLUMNS)
     for key in ("episodes", "seconds", "fall_window_s"):
         if a[key] != b[key]:
             raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
                              "alike")
-    episode, step, fell = (KICK_COLUMNS.index(c) for c in ("episode", "control_step", "fell"))
     _same_scenarios(a["scenarios"], b["scenarios"])
     out = {}
     for name, sa in a["scenarios"].items():
         ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
-                  for s in (sa, b["scenarios"][name]))
+                  for s, (episode, step, fell) in ((sa, columns["a"]),
+                                                   (b["scenarios"][name], columns["b"])))
         shared = ka.keys() & kb.keys()
         out[name] = {"kicks_paired": len(shared), "kicks_unpaired": len(ka.keys() ^ kb.keys()),
                      **paired_fall_test([k for k in shared if ka[k]],

@@ -128,10 +128,6 @@ REPORT_KEY = "evaluation_20s_under_randomization"
 """Where `benchmarks/evaluate_walk.py` files keep the `walk_report`."""
 
 
-KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell")
-"""The columns of each kick that `benchmarks/push_recovery.py` lists per scenario."""
-
-
 def walk_report(config, make_policy, state, num_envs: int = 64, seconds: float = 20.0,
                 pushes: dict = ACCEPTANCE_PUSHES) -> dict:
     """Per scenario, under the run's full randomization and `pushes` (a `Pushes` field dict;

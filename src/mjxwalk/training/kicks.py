@@ -1,0 +1,96 @@
+"""Which kicks knock a policy over: the kicks of `benchmarks/push_recovery.py` broken down
+by size, by direction against the heading, by which feet were on the ground and by how long
+the gait clock had left until its next touch-down.
+
+A kick is one row of `KICK_COLUMNS`. The breakdowns are pure numpy, so they summarize a
+filed list as well as a fresh rollout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell", "kick_left",
+                "support", "clock_touchdown_s")
+"""The columns of each kick: its episode and control step (which pair it across runs), size
+(m/s), angle between the kick and the torso's heading (degrees, 0-180: 0 pushes the robot
+forward, 180 backward), whether it ended in a fall, whether it points to the robot's left,
+which feet were on the ground (`SUPPORTS`) and the seconds until the gait clock's next
+touch-down."""
+
+PAIRING_COLUMNS = ("episode", "control_step", "fell")
+"""What two kick lists need to be paired kick by kick (files written before the later
+columns were added have only the first five)."""
+
+SUPPORTS = ("left", "right", "both", "none")
+"""Feet on the ground when the kick lands: only the left, only the right, both, neither."""
+
+SIZE_BINS = ((0.0, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.6))
+"""Kick sizes, m/s (the walk report's kicks are 0.1-0.5)."""
+
+DIRECTIONS = {"pushed_forward": (0.0, 45.0), "pushed_sideways": (45.0, 135.0),
+              "pushed_backward": (135.0, 180.1)}
+"""Angle between the kick and the torso's heading, degrees. Files written before 2026-12-05
+call these front, side and back: the direction the kick points, so "front" is a shove from
+behind."""
+
+
+def support(contact) -> str:
+    """`SUPPORTS` name of a (left, right) foot-contact pair."""
+    left, right = bool(contact[0]), bool(contact[1])
+    return {(True, False): "left", (False, True): "right", (True, True): "both",
+            (False, False): "none"}[(left, right)]
+
+
+def clock_touchdown_s(phase: float, frequency: float) -> float:
+    """Seconds until the gait clock sets a swinging foot down. The left foot swings while
+    sin(phase) > 0 and lands at phase pi, the right lands at 2 pi (`mjxwalk.rewards.feet_phase`),
+    so a touch-down comes every half cycle."""
+    if frequency <= 0:
+        raise ValueError(f"gait frequency must be > 0, got {frequency}")
+    return float((np.pi - np.mod(phase, np.pi)) / (2 * np.pi * frequency))
+
+
+def _share(fell: np.ndarray, mask: np.ndarray) -> dict:
+    return {"pushes": int(mask.sum()), "fall_share": float(fell[mask].mean()) if mask.any() else None}
+
+
+def summarize(rows, gait_frequency: float) -> dict:
+    """Fall shares of a scenario's kicks (rows of `KICK_COLUMNS`): all, by size, by direction,
+    by support and by clock time to touch-down (thirds of the half cycle), and of the
+    sideways kicks in single support, whether they point toward the stance foot (which must
+    wait half a cycle before it can step out) or toward the swinging one. The rows are kept
+    under 'kicks'."""
+    col = {name: i for i, name in enumerate(KICK_COLUMNS)}
+    rows = [list(r) for r in rows]
+    if any(len(r) != len(KICK_COLUMNS) for r in rows):
+        raise ValueError(f"each kick needs the {len(KICK_COLUMNS)} columns {list(KICK_COLUMNS)}")
+
+    def column(name, dtype):
+        return np.array([r[col[name]] for r in rows], dtype)
+
+    size, angle = column("size_m_s", float), column("angle_deg", float)
+    fell, left = column("fell", bool), column("kick_left", bool)
+    held = column("support", object)
+    touchdown = column("clock_touchdown_s", float)
+    half_cycle = 0.5 / gait_frequency
+    thirds = [(i * half_cycle / 3, (i + 1) * half_cycle / 3) for i in range(3)]
+    thirds[-1] = (thirds[-1][0], half_cycle + 1e-6)
+    lo, hi = DIRECTIONS["pushed_sideways"]
+    side = (angle >= lo) & (angle < hi)
+    toward_stance = side & (((held == "left") & left) | ((held == "right") & ~left))
+    toward_swing = side & (((held == "left") & ~left) | ((held == "right") & left))
+    return {
+        "all": _share(fell, np.ones_like(fell)),
+        "by_size_m_s": {f"{lo}-{hi}": _share(fell, (size >= lo) & (size < hi))
+                        for lo, hi in SIZE_BINS},
+        "by_direction": {name: _share(fell, (angle >= lo) & (angle < hi))
+                         for name, (lo, hi) in DIRECTIONS.items()},
+        "by_support": {name: _share(fell, held == name) for name in SUPPORTS},
+        "side_kicks_in_single_support": {"toward_stance_foot": _share(fell, toward_stance),
+                                         "toward_swing_foot": _share(fell, toward_swing)},
+        "by_clock_touchdown_s": {f"{lo:.2f}-{min(hi, half_cycle):.2f}":
+                                 _share(fell, (touchdown >= lo) & (touchdown < hi))
+                                 for lo, hi in thirds},
+        "kicks": rows,
+    }

@@ -1,0 +1,55 @@
+import math
+
+import pytest
+
+from mjxwalk.training import kicks
+
+
+def test_support_names_each_contact_pair():
+    assert [kicks.support(c) for c in ((1, 0), (0, 1), (1, 1), (0, 0))] == list(kicks.SUPPORTS)
+
+
+def test_clock_touchdown_counts_down_each_half_cycle():
+    # at 1.5 Hz a foot lands every 1/3 s: the left at phase pi, the right at 2 pi
+    assert kicks.clock_touchdown_s(0.0, 1.5) == pytest.approx(1 / 3)
+    assert kicks.clock_touchdown_s(math.pi / 2, 1.5) == pytest.approx(1 / 6)
+    assert kicks.clock_touchdown_s(math.pi - 1e-6, 1.5) == pytest.approx(0.0, abs=1e-6)
+    assert kicks.clock_touchdown_s(3 * math.pi / 2 + 4 * math.pi, 1.5) == pytest.approx(1 / 6)
+    with pytest.raises(ValueError, match="gait frequency must be > 0"):
+        kicks.clock_touchdown_s(0.0, 0.0)
+
+
+def _kick(fell, angle=90.0, left=True, support="left", touchdown=0.05, size=0.3):
+    return [0, 100, size, angle, fell, left, support, touchdown]
+
+
+def test_summarize_splits_sideways_kicks_by_stance_foot():
+    rows = [_kick(True, left=True, support="left"),     # toward the stance foot
+            _kick(True, left=False, support="right"),   # toward the stance foot
+            _kick(False, left=False, support="left"),   # toward the swinging foot
+            _kick(True, left=True, support="both"),     # double support: neither
+            _kick(False, angle=10.0, left=True, support="left")]  # not sideways
+    out = kicks.summarize(rows, gait_frequency=1.5)
+    single = out["side_kicks_in_single_support"]
+    assert single["toward_stance_foot"] == {"pushes": 2, "fall_share": 1.0}
+    assert single["toward_swing_foot"] == {"pushes": 1, "fall_share": 0.0}
+    assert out["by_support"]["both"] == {"pushes": 1, "fall_share": 1.0}
+    assert out["by_support"]["none"] == {"pushes": 0, "fall_share": None}
+    assert out["by_direction"]["pushed_forward"] == {"pushes": 1, "fall_share": 0.0}
+    assert out["all"] == {"pushes": 5, "fall_share": 0.6}
+    assert out["kicks"] == rows
+
+
+def test_summarize_bins_clock_timing_in_thirds_of_the_half_cycle():
+    # 1.5 Hz: touch-downs 1/3 s apart, so bins of 1/9 s; the half cycle itself is included
+    rows = [_kick(True, touchdown=0.0), _kick(False, touchdown=0.12),
+            _kick(True, touchdown=0.25), _kick(True, touchdown=1 / 3)]
+    out = kicks.summarize(rows, gait_frequency=1.5)["by_clock_touchdown_s"]
+    assert list(out) == ["0.00-0.11", "0.11-0.22", "0.22-0.33"]
+    assert [b["pushes"] for b in out.values()] == [1, 1, 2]
+    assert out["0.22-0.33"]["fall_share"] == 1.0
+
+
+def test_summarize_refuses_rows_of_the_wrong_width():
+    with pytest.raises(ValueError, match="8 columns"):
+        kicks.summarize([[0, 100, 0.3, 90.0, True]], gait_frequency=1.5)
