@@ -8,7 +8,8 @@ import pytest
 
 from mjxwalk.training.config import smoke
 from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimate_errors,
-                                       scenario_env, steps_since, wilson_interval)
+                                       saturation, scenario_env, steps_before, steps_since,
+                                       wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
@@ -128,3 +129,25 @@ def test_estimate_errors_score_a_perfect_and_a_mean_guess():
     assert scored["variance_explained"] == [0.0, 0.0]
     np.testing.assert_allclose(scored["rms_error"], scored["truth_std"], atol=1e-4)
     assert estimate_errors(truth, truth, np.zeros((50, 8), bool)) == {"samples": 0}
+
+
+def test_steps_before_marks_the_steps_leading_to_each_event():
+    events = np.zeros((8, 2), bool)
+    events[3, 0] = events[7, 0] = events[1, 1] = True
+    before = steps_before(events, 2)
+    assert np.flatnonzero(before[:, 0]).tolist() == [1, 2, 5, 6]  # never the event itself
+    assert np.flatnonzero(before[:, 1]).tolist() == [0]  # cut at the first step
+    assert not steps_before(np.zeros((5, 1), bool), 3).any()
+
+
+def test_saturation_counts_actions_at_the_end_of_their_range():
+    actions = np.zeros((4, 2, 3))
+    actions[0, 0] = [0.99, 0.0, 0.0]   # one joint at the limit
+    actions[1, 0] = [0.0, -1.0, 0.96]  # two joints, one of them negative
+    actions[2, 0] = [0.9, 0.9, 0.9]    # close, but inside
+    masks = {"env0": np.array([[1, 0]] * 4, bool), "none": np.zeros((4, 2), bool)}
+    out = saturation(actions, masks)
+    assert out["env0"]["steps"] == 4 and out["env0"]["any_joint"] == 0.5
+    assert out["env0"]["per_joint"] == [0.25, 0.25, 0.25]
+    assert out["env0"]["mean_abs_action"] == pytest.approx([(0.99 + 0.9) / 4, 0.475, 0.465], abs=1e-3)
+    assert out["none"] == {"steps": 0}

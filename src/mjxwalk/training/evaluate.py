@@ -207,3 +207,30 @@ def estimate_errors(estimate, truth, mask) -> dict:
     return {"samples": int(len(t)), "rms_error": np.sqrt(mse).round(4).tolist(),
             "truth_std": np.sqrt(var).round(4).tolist(),
             "variance_explained": explained.round(3).tolist()}
+
+
+def steps_before(events, n: int) -> np.ndarray:
+    """(steps, envs) mask of the `n` steps before each event of a (steps, envs) event mask,
+    the event's own step excluded."""
+    events = np.asarray(events, bool)
+    since_reversed = steps_since(events[::-1])[::-1]
+    return (since_reversed >= 1) & (since_reversed <= n)
+
+
+def saturation(actions, masks: dict, threshold: float = 0.95) -> dict:
+    """How often a policy's actions, (steps, envs, joints) in [-1, 1], sit at the end of
+    their range (|a| > `threshold`, where the joint target cannot go further) over each
+    (steps, envs) mask of `masks`: the share of steps with any joint there, per joint the
+    share and the mean |a|."""
+    actions = np.abs(np.asarray(actions, np.float64))
+    out = {}
+    for name, mask in masks.items():
+        a = actions[np.asarray(mask, bool)]
+        if not len(a):
+            out[name] = {"steps": 0}
+            continue
+        at_limit = a > threshold
+        out[name] = {"steps": int(len(a)), "any_joint": float(at_limit.any(axis=-1).mean()),
+                     "per_joint": at_limit.mean(axis=0).round(4).tolist(),
+                     "mean_abs_action": a.mean(axis=0).round(3).tolist()}
+    return out
