@@ -277,3 +277,18 @@ def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
                        env={**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache)})
     assert r.returncode == 0, r.stderr[-3000:]
     assert json.loads((d / "summary.json").read_text())["env_steps"] == target
+
+
+def test_load_run_refuses_a_run_whose_robot_spec_changed(smoke_run, tmp_path, kidbot_copy):
+    from mjxwalk.errors import ConfigError
+    from mjxwalk.training.run import load_run
+
+    run = tmp_path / "run"
+    shutil.copytree(smoke_run.run_dir, run)
+    spec = kidbot_copy / "kidbot.toml"
+    spec.write_text(spec.read_text().replace("action_scale = 0.3", "action_scale = 0.5"))
+    saved = json.loads((run / "config.json").read_text())
+    saved["train"]["robot"] = str(spec)  # as if the run's spec file had been edited since
+    (run / "config.json").write_text(json.dumps(saved))
+    with pytest.raises(ConfigError, match=r"contract.json: .*\(action_scale differ\).*kidbot.toml"):
+        load_run(run)

@@ -269,12 +269,34 @@ def saved_config(run_dir: str | Path) -> TrainConfig:
         raise ConfigError(f"{path}: not a run's config ({type(e).__name__}: {e})") from None
 
 
+def check_contract(run_dir: str | Path, env) -> None:
+    """Raise ConfigError if the contract a run last trained with (its contract.json) is not
+    `env`'s, the one its config gives now: its robot spec (an action scale, a joint
+    range, a gain) or mjxwalk's defaults changed since, and the saved policy would be read
+    with another meaning. A run without a contract.json is not checked."""
+    from mjxwalk.contract import PolicyContract
+
+    path = Path(run_dir) / "contract.json"
+    if not path.exists():
+        return
+    saved, contract = PolicyContract.from_json(path.read_text()), env.contract
+    if saved.hash == contract.hash:
+        return
+    changed = [f.name for f in dataclasses.fields(PolicyContract)
+               if getattr(saved, f.name) != getattr(contract, f.name)]
+    raise ConfigError(f"{path}: the run trained with a policy contract that its config no "
+                      f"longer gives ({', '.join(changed)} differ): the robot spec "
+                      f"{env.robot.spec_path} or mjxwalk's defaults changed since. Restore them "
+                      "to load this run")
+
+
 def load_run(run_dir: str | Path):
     """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
     its config.json and latest checkpoint: for evaluation, rendering and export."""
     run_dir = Path(run_dir)
     config = saved_config(run_dir)
     env = build_env(config)
+    check_contract(run_dir, env)
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
     step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
