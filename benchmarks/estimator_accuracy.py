@@ -17,7 +17,7 @@ import jax
 from mjxwalk import bench, results
 from mjxwalk.errors import ConfigError
 from mjxwalk.training import estimator, evaluate, ppo
-from mjxwalk.training.run import load_run
+from mjxwalk.training.run import load_run, saved_config
 
 AFTER_KICK_S = 0.5
 """Window after each kick, s: the report's falls begin 0.5-1 s after one."""
@@ -51,9 +51,10 @@ def accuracy(config, env_parts, make_policy, state, scenario: str, num_envs: int
 
 
 def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
-    config, env, make_policy, step, state = load_run(run_dir)
-    if not config.estimator_targets:
+    # before load_run restores the checkpoint, which takes a while
+    if not saved_config(run_dir).estimator_targets:
         raise ConfigError(f"{run_dir} was trained without an estimator (--estimator-targets)")
+    config, env, make_policy, step, state = load_run(run_dir)
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
            "components": component_names(env.privileged_parts, config.estimator_targets),
