@@ -28,15 +28,18 @@ def test_summarize_splits_sideways_kicks_by_stance_foot():
             _kick(True, left=False, support="right"),   # toward the stance foot
             _kick(False, left=False, support="left"),   # toward the swinging foot
             _kick(True, left=True, support="both"),     # double support: neither
-            _kick(False, angle=10.0, left=True, support="left")]  # not sideways
+            _kick(False, angle=10.0, left=True, support="left"),  # not sideways
+            _kick(True, left=True, support="left", size=0.2)]  # toward the stance foot, small
     out = kicks.summarize(rows, gait_frequency=1.5)
     single = out["side_kicks_in_single_support"]
-    assert single["toward_stance_foot"] == {"pushes": 2, "fall_share": 1.0}
+    assert single["toward_stance_foot"] == {"pushes": 3, "fall_share": 1.0}
     assert single["toward_swing_foot"] == {"pushes": 1, "fall_share": 0.0}
     assert out["by_support"]["both"] == {"pushes": 1, "fall_share": 1.0}
     assert out["by_support"]["none"] == {"pushes": 0, "fall_share": None}
     assert out["by_direction"]["pushed_forward"] == {"pushes": 1, "fall_share": 0.0}
-    assert out["all"] == {"pushes": 5, "fall_share": 0.6}
+    assert out["by_direction_0.3_m_s_and_more"]["pushed_sideways"] == {"pushes": 4,
+                                                                       "fall_share": 0.75}
+    assert out["all"] == {"pushes": 6, "fall_share": 4 / 6}
     assert out["kicks"] == rows
 
 

@@ -35,6 +35,10 @@ call these front, side and back: the direction the kick points, so "front" is a 
 behind."""
 
 
+BIG_KICK = 0.3
+"""m/s: the kicks from which on a walking policy falls often enough to break down further."""
+
+
 def support(contact) -> str:
     """`SUPPORTS` name of a (left, right) foot-contact pair."""
     left, right = bool(contact[0]), bool(contact[1])
@@ -56,8 +60,8 @@ def _share(fell: np.ndarray, mask: np.ndarray) -> dict:
 
 
 def summarize(rows, gait_frequency: float) -> dict:
-    """Fall shares of a scenario's kicks (rows of `KICK_COLUMNS`): all, by size, by direction,
-    by support and by clock time to touch-down (thirds of the half cycle), and of the
+    """Fall shares of a scenario's kicks (rows of `KICK_COLUMNS`): all, by size, by direction
+    (of all kicks and of those of `BIG_KICK` and more), by support and by clock time to touch-down (thirds of the half cycle), and of the
     sideways kicks in single support, whether they point toward the stance foot (which must
     wait half a cycle before it can step out) or toward the swinging one. The rows are kept
     under 'kicks'."""
@@ -86,6 +90,9 @@ def summarize(rows, gait_frequency: float) -> dict:
                         for lo, hi in SIZE_BINS},
         "by_direction": {name: _share(fell, (angle >= lo) & (angle < hi))
                          for name, (lo, hi) in DIRECTIONS.items()},
+        f"by_direction_{BIG_KICK}_m_s_and_more": {
+            name: _share(fell, (angle >= lo) & (angle < hi) & (size >= BIG_KICK))
+            for name, (lo, hi) in DIRECTIONS.items()},
         "by_support": {name: _share(fell, held == name) for name in SUPPORTS},
         "side_kicks_in_single_support": {"toward_stance_foot": _share(fell, toward_stance),
                                          "toward_swing_foot": _share(fell, toward_swing)},
