@@ -73,3 +73,15 @@ def test_feet_phase_follows_the_clock():
     close(rewards.feet_phase(A([0.0, 0.0]), math.pi / 2, A([0.0, 0.0, 0.0]), 0.03, 4e-4), 1.0)
     close(rewards.feet_phase(A([0.02, 0.0]), math.pi / 2, A([0.0, 0.0, 0.0]), 0.03, 4e-4),
           math.exp(-1.0))
+
+
+def test_catch_step_pays_touch_downs_near_the_target_only_after_a_kick():
+    feet = A([[0.1, 0.05], [0.0, -0.05]])
+    target = A([[0.1, 0.05], [0.0, 0.05]])  # left foot on target, right foot 0.1 m off
+    left_lands, both_land = A([True, False]), A([True, True])
+    close(rewards.catch_step(feet, left_lands, target, 0.2, 0.7, 0.005), 1.0)
+    close(rewards.catch_step(feet, both_land, target, 0.2, 0.7, 0.005), 1.0 + math.exp(-2.0))
+    close(rewards.catch_step(feet, A([False, False]), target, 0.2, 0.7, 0.005), 0.0)
+    # past the window after the kick nothing is paid, at its edge still
+    close(rewards.catch_step(feet, left_lands, target, 0.71, 0.7, 0.005), 0.0)
+    close(rewards.catch_step(feet, left_lands, target, 0.7, 0.7, 0.005), 1.0)

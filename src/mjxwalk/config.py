@@ -207,6 +207,9 @@ class RewardScales:
     """Feet lifting and landing with the gait clock. At 0.5 a CPU run fell as often at 12.2M
     steps as the default did, and kicks from the front while walking still felled it most
     (benchmarks/results/walk_cpu_feet_phase_05.json)."""
+    catch_step: float = 0.0
+    """Touch-downs at the capture point in the seconds after a kick
+    (`WalkConfig.catch_step_window`). Off by default: whether it makes kicks end in fewer falls is what a run with it tests."""
     feet_slip: float = -0.1
     """Feet sliding on the ground."""
     pose: float = -0.05
@@ -262,6 +265,10 @@ class WalkConfig:
     """Peak foot clearance the gait clock asks of a swinging foot, m."""
     feet_phase_sigma: float = 4e-4
     """Width of the feet_phase kernel, m² (2 cm of error costs a factor e)."""
+    catch_step_window: float = 0.7
+    """Seconds after a kick in which catch_step pays for touch-downs (two steps at 1.5 Hz)."""
+    catch_step_sigma: float = 0.005
+    """Width of the catch_step kernel, m² (7 cm from the target costs a factor e)."""
     fall_height_fraction: float = 0.6
     """A fall: torso below this fraction of its standing height above the ground."""
     fall_tilt: float = 0.9
@@ -306,6 +313,8 @@ class WalkConfig:
              "yaw_rate_window must be > 0 s (or None: one gait cycle)"),
             (self.feet_phase_sigma > 0, "feet_phase_sigma must be > 0"),
             (self.swing_height >= 0, "swing_height must be >= 0"),
+            (self.catch_step_window >= 0, "catch_step_window must be >= 0 s"),
+            (self.catch_step_sigma > 0, "catch_step_sigma must be > 0"),
             (0 <= self.commands.zero_probability <= 1, "commands.zero_probability must be in [0, 1]"),
             (0 <= self.commands.axis_zero_probability <= 1,
              "commands.axis_zero_probability must be in [0, 1]"),

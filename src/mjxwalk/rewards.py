@@ -68,6 +68,19 @@ def feet_phase(clearance, phase, command, swing_height, sigma):
     return jnp.exp(-jnp.sum(jnp.square(clearance - target)) / sigma)
 
 
+def catch_step(feet_xy, first_contact, target_xy, since_push, window, sigma):
+    """Touch-downs near where each foot would catch the body, in the `window` seconds after a
+    kick: Σ over feet landing now of exp(-|foot - target|² / sigma), zero outside the window.
+
+    `target_xy` (n_feet, 2) is the torso's capture point (centre of mass + velocity x
+    sqrt(height / g): where a foot must land for the body to come to rest over it) shifted
+    by each foot's standing offset. The clock's rhythm says when to step, not where; after a
+    kick the capture point says where, so this asks for the step that catches the shove.
+    """
+    error = jnp.sum(jnp.square(feet_xy - target_xy), axis=-1)
+    return jnp.sum(first_contact * jnp.exp(-error / sigma)) * (since_push <= window)
+
+
 def feet_slip(contact, feet_velocity):
     """Squared planar speed of feet that are on the ground."""
     return jnp.sum(contact * jnp.sum(jnp.square(feet_velocity[:, :2]), axis=-1))

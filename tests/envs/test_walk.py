@@ -216,3 +216,59 @@ def test_rough_terrain_and_foreign_robot_step(brax_humanoid_spec):
     assert state.obs["state"].shape == (env.contract.observation_size,)
     # the robot starts above the terrain under it, never inside it
     assert float(state.data.qpos[2]) > float(env.ground_height(state.data.qpos[:2]))
+
+
+def test_catch_targets_turn_with_the_heading():
+    from mjxwalk.envs.walk import catch_targets
+
+    quarter_turn = jnp.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    offsets = jnp.array([[0.0, 0.045], [0.0, -0.045]])  # left, right of the centre of mass
+    targets = catch_targets(jnp.array([1.0, 2.0, 0.3]), jnp.array([0.5, 0.0]), quarter_turn,
+                            offsets, 0.2)
+    # capture point (1 + 0.5 x 0.2, 2); facing +y, the left foot stands at -x
+    np.testing.assert_allclose(targets, [[1.055, 2.0], [1.145, 2.0]], atol=1e-6)
+
+
+def test_catch_step_pays_touch_downs_in_the_window_after_each_kick(kidbot):
+    """Kicks every 0.1 s and 0.06 s windows: the clock since the last kick restarts at each
+    kick, and the term pays exactly the reward function on the env's own state, and only
+    inside the window."""
+    import dataclasses
+
+    from mjxwalk.config import Pushes, RewardScales, WalkConfig, without_randomization
+    from mjxwalk.envs.walk import catch_targets
+
+    config = dataclasses.replace(
+        without_randomization(WalkConfig()), pushes=Pushes(True, (0.1, 0.1), (0.3, 0.5)),
+        rewards=RewardScales(catch_step=2.0), catch_step_window=0.06)
+    env = mjxwalk.make_env("walk", kidbot, config=config)
+    n = 32
+    reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    targets_of = jax.vmap(lambda d: catch_targets(d.subtree_com[env.index.torso_body], d.qvel[0:2],
+                                                  d.xmat[env.index.torso_body],
+                                                  env._stance_offset, env._com_time_constant))
+    state = reset(jax.random.split(jax.random.PRNGKey(3), n))
+    actions = jax.random.uniform(jax.random.PRNGKey(4), (40, n, 18), minval=-1, maxval=1)
+    paid_in, paid_out = 0, 0
+    for a in actions:
+        before = state.info["walk"]
+        state = step(state, a)
+        info = state.info["walk"]
+        since = np.asarray(info.since_push)
+        kicked = np.asarray(state.metrics["pushes"]) > 0
+        live = np.asarray(state.done) == 0
+        assert np.all(since[kicked] == 0)
+        if np.all(np.asarray(before.since_push) < 1e5):
+            np.testing.assert_allclose(since[~kicked & live],
+                                       np.asarray(before.since_push)[~kicked & live] + env.dt,
+                                       rtol=1e-5)
+        landed = np.asarray(info.last_contact & ~before.last_contact)
+        feet_xy = np.asarray(state.data.xpos[:, list(env.index.feet), :2])
+        error = np.sum(np.square(feet_xy - np.asarray(targets_of(state.data))), axis=-1)
+        expected = 2.0 * np.sum(landed * np.exp(-error / 0.005), axis=-1) * (since <= 0.06)
+        paid = np.asarray(state.metrics["reward/catch_step"])
+        np.testing.assert_allclose(paid[live], expected[live], rtol=1e-4, atol=1e-6)
+        paid_in += int(np.sum(paid[live] > 0))
+        paid_out += int(np.sum(paid[live & (since > 0.06)] > 0))
+    assert paid_in > 0  # random actions stamp the feet down inside some windows
+    assert paid_out == 0

@@ -13,6 +13,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 import mujoco
+import numpy as np
 from brax.envs import base as brax_base
 from flax import struct
 
@@ -64,6 +65,8 @@ class WalkInfo:
     """Recent true IMU readings (gyro 3, orientation 4), newest first, for the IMU delay."""
     push_countdown: jax.Array
     """Control steps until the next push."""
+    since_push: jax.Array
+    """Seconds since the last push (a large number before the first)."""
     level: jax.Array
     """Terrain difficulty level (row of tiles) of this episode."""
     start_xy: jax.Array
@@ -150,6 +153,13 @@ class WalkEnv(brax_base.Env):
         self._torso_height = float(data.xpos[idx.torso_body, 2])
         # foot body height above the ground when standing: clearance is measured from it
         self._foot_rest_height = jnp.asarray(data.xpos[list(idx.feet), 2], jnp.float32)
+        mujoco.mj_comPos(mj_model, data)
+        com = data.subtree_com[idx.torso_body]
+        # where each foot stands relative to the centre of mass, in the torso's heading frame
+        self._stance_offset = jnp.asarray(data.xpos[list(idx.feet), :2] - com[:2], jnp.float32)
+        # the linear inverted pendulum's time constant sqrt(z / g), for the capture point
+        # (the standing robot's soles are at z = 0)
+        self._com_time_constant = float(np.sqrt(com[2] / -mj_model.opt.gravity[2]))
         self._default_qpos = jnp.asarray(qpos0, jnp.float32)
         self._default_pose = jnp.asarray(robot.array("default"), jnp.float32)
         self._action_scale = jnp.asarray(robot.array("action_scale"), jnp.float32)
@@ -286,7 +296,8 @@ class WalkEnv(brax_base.Env):
             phase=phase, feet_air_time=jnp.zeros(len(idx.feet)), last_contact=contact,
             feet_pos=data.xpos[idx.feet], params=params,
             targets=jnp.tile(joint[None], (self._target_buffer, 1)), imu=imu,
-            push_countdown=self._draw_push_countdown(keys[9]), level=jnp.asarray(level, jnp.int32),
+            push_countdown=self._draw_push_countdown(keys[9]),
+            since_push=jnp.asarray(_LONG_AGO, jnp.float32), level=jnp.asarray(level, jnp.int32),
             start_xy=xy, commanded_distance=jnp.zeros(()),
             yaw_rates=jnp.full(self._yaw_rate_steps, sim.local_velocity(data)[1][2]))
         rng, k_noise = jax.random.split(rng)
@@ -325,6 +336,7 @@ class WalkEnv(brax_base.Env):
         data = data.replace(qvel=jnp.where(push_now, pushed.qvel, data.qvel))
         push_countdown = jnp.where(info.push_countdown <= 1, self._draw_push_countdown(k_next),
                                    info.push_countdown - 1)
+        since_push = jnp.where(push_now, 0.0, jnp.minimum(info.since_push + self.dt, _LONG_AGO))
 
         step = info.step + 1
         resample = (step % self._resample_steps) == 0
@@ -361,6 +373,11 @@ class WalkEnv(brax_base.Env):
                                                    cfg.feet_air_time_target),
             "feet_phase": rewards.feet_phase(clearance, phase, command, cfg.swing_height,
                                              cfg.feet_phase_sigma),
+            "catch_step": rewards.catch_step(
+                feet_pos[:, :2], first_contact,
+                catch_targets(data.subtree_com[idx.torso_body], data.qvel[0:2], torso_rot,
+                              self._stance_offset, self._com_time_constant),
+                since_push, cfg.catch_step_window, cfg.catch_step_sigma),
             "feet_slip": rewards.feet_slip(contact, feet_velocity),
             "pose": rewards.pose(joint_offset),
             "stand_still": rewards.stand_still(joint_offset, command),
@@ -375,7 +392,7 @@ class WalkEnv(brax_base.Env):
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
             imu=obs.push_history(info.imu, self._true_imu(model, data), xp=jnp),
-            push_countdown=push_countdown, yaw_rates=yaw_rates,
+            push_countdown=push_countdown, since_push=since_push, yaw_rates=yaw_rates,
             commanded_distance=info.commanded_distance + jnp.linalg.norm(command[:2]) * self.dt)
         frame = self._actor_frame(model, data, info, action, command, phase, k_noise)
         info = info.replace(history=obs.push_history(info.history, frame, xp=jnp))
@@ -511,6 +528,20 @@ class Mirror:
 
 
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
+_LONG_AGO = 1e6  # seconds since a push, before the first one
+
+
+def catch_targets(com: jax.Array, com_velocity: jax.Array, torso_rot: jax.Array,
+                  stance_offset: jax.Array, time_constant: float) -> jax.Array:
+    """Where each foot would catch the body, world xy (n_feet, 2): the capture point
+    com + velocity x time_constant, shifted by each foot's standing offset from the centre
+    of mass turned to the torso's heading. In steady walking at 1.5 Hz the velocity term is
+    about the half-stride a foot lands ahead, so the target fits the gait as well as a kick."""
+    heading = jnp.arctan2(torso_rot[1, 0], torso_rot[0, 0])
+    c, s = jnp.cos(heading), jnp.sin(heading)
+    rotation = jnp.array([[c, -s], [s, c]])
+    capture = com[:2] + com_velocity[:2] * time_constant
+    return capture + stance_offset @ rotation.T
 
 
 def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
