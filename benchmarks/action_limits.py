@@ -21,7 +21,6 @@ import numpy as np
 from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
-from mjxwalk.wrappers import BatchedEnv
 
 AFTER_S = 0.6
 BEFORE_S = 0.6
@@ -51,12 +50,12 @@ def saturation_under_kicks(config, policy, num_envs: int, seconds: float) -> dic
 
 
 def top_speed(config, policy, vx: float, num_envs: int, seconds: float = 10.0) -> dict:
-    env = evaluate.env_with_fixed_commands(config, pushes={"enabled": False}, vx_range=(vx, vx),
-                                           vy_range=(0.0, 0.0), yaw_rate_range=(0.0, 0.0))
+    command = {"vx_range": (vx, vx), "vy_range": (0.0, 0.0), "yaw_rate_range": (0.0, 0.0)}
+    env, ((forward, _, falls), alive) = evaluate.command_rollout(
+        config, policy, command, num_envs, seconds, evaluate._forward_and_yaw,
+        pushes={"enabled": False})
     steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-    (forward, _, falls), alive = jax.device_get(evaluate.first_episode(
-        batched, policy, jax.random.PRNGKey(0), steps, evaluate._forward_and_yaw))
+    forward, falls, alive = jax.device_get((forward, falls, alive))
     late = slice(steps // 2, None)
     weight = max(float(np.sum(alive[late])), 1.0)
     return {"command_vx": vx, "mean_vx_last_half": float(np.sum(forward[late] * alive[late]) / weight),

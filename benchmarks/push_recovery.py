@@ -1,6 +1,7 @@
 """Which pushes knock a trained walk policy over: each push of the walk report's forward and
 stand scenarios, by size, by direction against the torso's heading, by the feet on the
-ground and by the gait clock's time to its next touch-down.
+ground, by the gait clock's time to its next touch-down, and how soon and where the first
+step after it landed.
 
     python benchmarks/push_recovery.py runs/<name> [benchmarks/results/<prefix>]
 
@@ -18,27 +19,39 @@ import jax
 import numpy as np
 
 from mjxwalk import bench, results
+from mjxwalk.envs.walk import catch_targets
 from mjxwalk.training import evaluate, kicks
 from mjxwalk.training.run import load_run
 
 FALL_WINDOW_S = 2.0
 
 
-def _record(s):
-    walk = s.info["walk"]
-    return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2], s.data.xmat[:, 1, :2, 0],
-            walk.last_contact, walk.phase)
+def _recorder(env):
+    torso, feet = env.index.torso_body, list(env.index.feet)
+
+    def record(s):
+        walk = s.info["walk"]
+        return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2],
+                s.data.xmat[:, torso], walk.last_contact, walk.phase,
+                s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2])
+
+    return record
 
 
-def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: float):
+def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds: float):
     """Rows of `kicks.KICK_COLUMNS`, one per push of one scenario's first episodes, and
-    the scenario's gait clock frequency."""
-    env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds, _record)
-    (falls, pushes, velocity, heading, contact, phase), alive = jax.device_get(recorded)
+    the scenario's gait clock frequency. `env` is the run's (for its body indices and catch
+    target constants)."""
+    env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds,
+                                              _recorder(env))
+    (falls, pushes, velocity, torso_rot, contact, phase, com, feet_xy), alive = \
+        jax.tree.map(np.asarray, jax.device_get(recorded))
+    heading = torso_rot[..., :2, 0]
     window = int(round(FALL_WINDOW_S / env.dt))
     frequency = env.config.gait_frequency
     rows = []
     for env_i in range(num_envs):
+        live = int(np.sum(alive[:, env_i]))
         for t in np.flatnonzero(pushes[1:, env_i] * alive[1:, env_i]) + 1:
             # the push is the jump in root velocity over its control step
             kick = velocity[t, env_i] - velocity[t - 1, env_i]
@@ -46,20 +59,30 @@ def pushes_and_falls(config, policy, scenario: str, num_envs: int, seconds: floa
             left = np.array([-forward[1], forward[0]])
             angle = abs(np.degrees(np.arctan2(kick @ left, kick @ forward)))
             fell = bool(np.sum(falls[t:t + window, env_i] * alive[t:t + window, env_i]) > 0)
+            step = kicks.first_touchdown(contact[:, env_i], t + 1, min(t + window, live))
+            first_step_s = miss = None
+            if step is not None:
+                u, foot = step
+                target = np.asarray(catch_targets(com[u, env_i], velocity[u, env_i],
+                                                  torso_rot[u, env_i], env.stance_offset,
+                                                  env.com_time_constant))[foot]
+                first_step_s = float((u - t) * env.dt)
+                miss = float(np.linalg.norm(feet_xy[u, env_i, foot] - target))
             rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell,
                          bool(kick @ left > 0), kicks.support(contact[t, env_i]),
-                         kicks.clock_touchdown_s(float(phase[t, env_i]), frequency)))
+                         kicks.clock_touchdown_s(float(phase[t, env_i]), frequency),
+                         first_step_s, miss))
     return rows, frequency
 
 
 def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
-    config, _, make_policy, step, state = load_run(run_dir)
+    config, env, make_policy, step, state = load_run(run_dir)
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
            "fall_window_s": FALL_WINDOW_S, "kick_columns": kicks.KICK_COLUMNS,
-           "scenarios": {name: kicks.summarize(*pushes_and_falls(config, policy, name, num_envs,
-                                                                  seconds))
+           "scenarios": {name: kicks.summarize(*pushes_and_falls(config, env, policy, name,
+                                                                  num_envs, seconds))
                          for name in ("forward_0.3", "stand")},
            "versions": bench.versions()}
     results.write(f"{prefix}_pushes.json", out)

@@ -246,7 +246,7 @@ def test_catch_step_pays_touch_downs_in_the_window_after_each_kick(kidbot):
     reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
     targets_of = jax.vmap(lambda d: catch_targets(d.subtree_com[env.index.torso_body], d.qvel[0:2],
                                                   d.xmat[env.index.torso_body],
-                                                  env._stance_offset, env._com_time_constant))
+                                                  env.stance_offset, env.com_time_constant))
     state = reset(jax.random.split(jax.random.PRNGKey(3), n))
     actions = jax.random.uniform(jax.random.PRNGKey(4), (40, n, 18), minval=-1, maxval=1)
     paid_in, paid_out = 0, 0

@@ -19,8 +19,9 @@ def test_clock_touchdown_counts_down_each_half_cycle():
         kicks.clock_touchdown_s(0.0, 0.0)
 
 
-def _kick(fell, angle=90.0, left=True, support="left", touchdown=0.05, size=0.3):
-    return [0, 100, size, angle, fell, left, support, touchdown]
+def _kick(fell, angle=90.0, left=True, support="left", touchdown=0.05, size=0.3,
+          first_step=0.1, miss=0.05):
+    return [0, 100, size, angle, fell, left, support, touchdown, first_step, miss]
 
 
 def test_summarize_splits_sideways_kicks_by_stance_foot():
@@ -54,5 +55,28 @@ def test_summarize_bins_clock_timing_in_thirds_of_the_half_cycle():
 
 
 def test_summarize_refuses_rows_of_the_wrong_width():
-    with pytest.raises(ValueError, match="8 columns"):
+    with pytest.raises(ValueError, match="10 columns"):
         kicks.summarize([[0, 100, 0.3, 90.0, True]], gait_frequency=1.5)
+
+
+def test_first_touchdown_finds_the_first_foot_that_lands():
+    #            left, right
+    contact = [[1, 1], [1, 0], [1, 0], [1, 1], [0, 1], [1, 1]]
+    assert kicks.first_touchdown(contact, 1, 6) == (3, 1)  # the right foot lands at step 3
+    assert kicks.first_touchdown(contact, 4, 6) == (5, 0)
+    assert kicks.first_touchdown(contact, 1, 3) is None  # nothing lands before the stop
+    assert kicks.first_touchdown(contact, 0, 99) == (3, 1)  # clipped to the record
+    assert kicks.first_touchdown([[0, 0], [1, 1]], 0, 2) == (1, 0)  # both: the lower index
+
+
+def test_summarize_first_steps_of_big_kicks_held_and_fallen_apart():
+    rows = [_kick(False, first_step=0.1, miss=0.02), _kick(False, first_step=0.3, miss=0.04),
+            _kick(True, first_step=0.4, miss=0.10), _kick(True, first_step=None, miss=None),
+            _kick(False, size=0.2, first_step=5.0, miss=5.0)]  # small: left out
+    out = kicks.summarize(rows, gait_frequency=1.5)["first_step_after_kicks_of_0.3_m_s_and_more"]
+    assert out["held"] == {"pushes": 2, "stepped": 2, "median_first_step_s": pytest.approx(0.2),
+                           "median_catch_miss_m": pytest.approx(0.03)}
+    assert out["fell"] == {"pushes": 2, "stepped": 1, "median_first_step_s": pytest.approx(0.4),
+                           "median_catch_miss_m": pytest.approx(0.10)}
+    empty = kicks.summarize([_kick(True, first_step=None, miss=None)], 1.5)
+    assert empty["first_step_after_kicks_of_0.3_m_s_and_more"]["fell"]["median_first_step_s"] is None

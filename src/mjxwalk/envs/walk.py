@@ -156,10 +156,10 @@ class WalkEnv(brax_base.Env):
         mujoco.mj_comPos(mj_model, data)
         com = data.subtree_com[idx.torso_body]
         # where each foot stands relative to the centre of mass, in the torso's heading frame
-        self._stance_offset = jnp.asarray(data.xpos[list(idx.feet), :2] - com[:2], jnp.float32)
+        self.stance_offset = jnp.asarray(data.xpos[list(idx.feet), :2] - com[:2], jnp.float32)
         # the linear inverted pendulum's time constant sqrt(z / g), for the capture point
         # (the standing robot's soles are at z = 0)
-        self._com_time_constant = float(np.sqrt(com[2] / -mj_model.opt.gravity[2]))
+        self.com_time_constant = float(np.sqrt(com[2] / -mj_model.opt.gravity[2]))
         self._default_qpos = jnp.asarray(qpos0, jnp.float32)
         self._default_pose = jnp.asarray(robot.array("default"), jnp.float32)
         self._action_scale = jnp.asarray(robot.array("action_scale"), jnp.float32)
@@ -375,8 +375,7 @@ class WalkEnv(brax_base.Env):
                                              cfg.feet_phase_sigma),
             "catch_step": rewards.catch_step(
                 feet_pos[:, :2], first_contact,
-                catch_targets(data.subtree_com[idx.torso_body], data.qvel[0:2], torso_rot,
-                              self._stance_offset, self._com_time_constant),
+                self.catch_targets(data),
                 since_push, cfg.catch_step_window, cfg.catch_step_sigma),
             "feet_slip": rewards.feet_slip(contact, feet_velocity),
             "pose": rewards.pose(joint_offset),
@@ -412,6 +411,12 @@ class WalkEnv(brax_base.Env):
         return state.replace(pipeline_state=data, obs=observation, reward=reward,
                              done=done.astype(jnp.float32), metrics=metrics,
                              info={**state.info, "walk": info})
+
+    def catch_targets(self, data: mjx.Data) -> jax.Array:
+        """World xy (n_feet, 2) where each foot would catch the body now (`catch_targets`)."""
+        idx = self.index
+        return catch_targets(data.subtree_com[idx.torso_body], data.qvel[0:2],
+                             data.xmat[idx.torso_body], self.stance_offset, self.com_time_constant)
 
     def next_level(self, info: WalkInfo, data: mjx.Data, fell: jax.Array) -> jax.Array:
         """Curriculum at the end of an episode: up after walking far, down after failing."""

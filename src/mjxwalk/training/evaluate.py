@@ -101,9 +101,16 @@ def scenario_rollout(config, policy, name: str, num_envs: int, seconds: float, r
                      pushes: dict = ACCEPTANCE_PUSHES):
     """`num_envs` first episodes of scenario `name` (fixed seeds, so runs compare alike):
     its env, and `first_episode`'s (records, alive mask)."""
+    return command_rollout(config, policy, SCENARIOS[name], num_envs, seconds, record, pushes)
+
+
+def command_rollout(config, policy, commands: dict, num_envs: int, seconds: float, record,
+                    pushes: dict = ACCEPTANCE_PUSHES):
+    """`scenario_rollout` for any fixed command (`commands` pins the `CommandConfig`
+    ranges, like a `SCENARIOS` entry)."""
     from mjxwalk.wrappers import BatchedEnv
 
-    env = scenario_env(config, name, pushes)
+    env = env_with_fixed_commands(config, pushes=pushes, **commands)
     steps = int(round(seconds / env.dt))
     batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
     return env, first_episode(batched, policy, jax.random.PRNGKey(0), steps, record)

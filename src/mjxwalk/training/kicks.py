@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell", "kick_left",
-                "support", "clock_touchdown_s")
+                "support", "clock_touchdown_s", "first_step_s", "catch_miss_m")
 """The columns of each kick: its episode and control step (which pair it across runs), size
 (m/s), angle between the kick and the torso's heading (degrees, 0-180: 0 pushes the robot
 forward, 180 backward), whether it ended in a fall, whether it points to the robot's left,
-which feet were on the ground (`SUPPORTS`) and the seconds until the gait clock's next
-touch-down."""
+which feet were on the ground (`SUPPORTS`), the seconds until the gait clock's next
+touch-down, the seconds until a foot did touch down, and how far that foot landed from
+where it would have caught the body (`mjxwalk.envs.walk.catch_targets`, m). The last two are
+None when no foot touched down before the fall window ended."""
 
 PAIRING_COLUMNS = ("episode", "control_step", "fell")
 """What two kick lists need to be paired kick by kick (files written before the later
@@ -39,6 +41,18 @@ BIG_KICK = 0.3
 """m/s: the kicks from which on a walking policy falls often enough to break down further."""
 
 
+def first_touchdown(contact, start: int, stop: int) -> tuple[int, int] | None:
+    """(control step, foot) of the first touch-down in steps start..stop-1 of a (steps,
+    n_feet) contact record: a foot on the ground that was not at the step before. Of feet
+    landing together, the lowest index."""
+    contact = np.asarray(contact, bool)
+    for t in range(max(start, 1), min(stop, len(contact))):
+        landed = np.flatnonzero(contact[t] & ~contact[t - 1])
+        if landed.size:
+            return t, int(landed[0])
+    return None
+
+
 def support(contact) -> str:
     """`SUPPORTS` name of a (left, right) foot-contact pair."""
     left, right = bool(contact[0]), bool(contact[1])
@@ -59,12 +73,24 @@ def _share(fell: np.ndarray, mask: np.ndarray) -> dict:
     return {"pushes": int(mask.sum()), "fall_share": float(fell[mask].mean()) if mask.any() else None}
 
 
+def _first_steps(seconds: np.ndarray, miss: np.ndarray, mask: np.ndarray) -> dict:
+    stepped = mask & np.isfinite(seconds)
+
+    def median(x):
+        return float(np.median(x[stepped])) if stepped.any() else None
+
+    return {"pushes": int(mask.sum()), "stepped": int(stepped.sum()),
+            "median_first_step_s": median(seconds), "median_catch_miss_m": median(miss)}
+
+
 def summarize(rows, gait_frequency: float) -> dict:
     """Fall shares of a scenario's kicks (rows of `KICK_COLUMNS`): all, by size, by direction
-    (of all kicks and of those of `BIG_KICK` and more), by support and by clock time to touch-down (thirds of the half cycle), and of the
-    sideways kicks in single support, whether they point toward the stance foot (which must
-    wait half a cycle before it can step out) or toward the swinging one. The rows are kept
-    under 'kicks'."""
+    (of all kicks and of those of `BIG_KICK` and more), by support, by clock time to
+    touch-down (thirds of the half cycle), and of the sideways kicks in single support,
+    whether they point toward the stance foot (which must wait half a cycle before it can
+    step out) or toward the swinging one. For the kicks of `BIG_KICK` and more, held and
+    fallen apart: the median time to the first step and how far it landed from its catch
+    target. The rows are kept under 'kicks'."""
     col = {name: i for i, name in enumerate(KICK_COLUMNS)}
     rows = [list(r) for r in rows]
     if any(len(r) != len(KICK_COLUMNS) for r in rows):
@@ -77,6 +103,11 @@ def summarize(rows, gait_frequency: float) -> dict:
     fell, left = column("fell", bool), column("kick_left", bool)
     held = column("support", object)
     touchdown = column("clock_touchdown_s", float)
+    first_step = np.array([np.nan if r[col["first_step_s"]] is None else r[col["first_step_s"]]
+                           for r in rows], float)
+    miss = np.array([np.nan if r[col["catch_miss_m"]] is None else r[col["catch_miss_m"]]
+                     for r in rows], float)
+    big = size >= BIG_KICK
     half_cycle = 0.5 / gait_frequency
     thirds = [(i * half_cycle / 3, (i + 1) * half_cycle / 3) for i in range(3)]
     thirds[-1] = (thirds[-1][0], half_cycle + 1e-6)
@@ -99,5 +130,8 @@ def summarize(rows, gait_frequency: float) -> dict:
         "by_clock_touchdown_s": {f"{lo:.2f}-{min(hi, half_cycle):.2f}":
                                  _share(fell, (touchdown >= lo) & (touchdown < hi))
                                  for lo, hi in thirds},
+        f"first_step_after_kicks_of_{BIG_KICK}_m_s_and_more": {
+            "held": _first_steps(first_step, miss, big & ~fell),
+            "fell": _first_steps(first_step, miss, big & fell)},
         "kicks": rows,
     }
