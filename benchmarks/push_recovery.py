@@ -33,7 +33,7 @@ def _recorder(env):
         walk = s.info["walk"]
         return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2],
                 s.data.xmat[:, torso], walk.last_contact, walk.phase,
-                s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2])
+                s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2], s.metrics["gait_frequency"])
 
     return record
 
@@ -44,10 +44,11 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
     target constants)."""
     env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds,
                                               _recorder(env))
-    (falls, pushes, velocity, torso_rot, contact, phase, com, feet_xy), alive = \
+    (falls, pushes, velocity, torso_rot, contact, phase, com, feet_xy, clock_hz), alive = \
         jax.tree.map(np.asarray, jax.device_get(recorded))
     heading = torso_rot[..., :2, 0]
     window = int(round(FALL_WINDOW_S / env.dt))
+    clock_window = int(round(kicks.CLOCK_AFTER_S / env.dt))
     frequency = env.config.gait_frequency
     rows = []
     for env_i in range(num_envs):
@@ -70,8 +71,10 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
                 miss = float(np.linalg.norm(feet_xy[u, env_i, foot] - target))
             rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell,
                          bool(kick @ left > 0), kicks.support(contact[t, env_i]),
-                         kicks.clock_touchdown_s(float(phase[t, env_i]), frequency),
-                         first_step_s, miss))
+                         kicks.clock_touchdown_s(float(phase[t, env_i]), float(clock_hz[t, env_i])),
+                         first_step_s, miss,
+                         float(np.mean(clock_hz[t + 1:min(t + 1 + clock_window, live), env_i]))
+                         if t + 1 < live else None))
     return rows, frequency
 
 

@@ -28,6 +28,9 @@ def test_unknown_field_suggests():
     ({"yaw_rate_window": 0.0}, "yaw_rate_window must be > 0 s"),
     ({"feet_phase_sigma": -1e-4}, "feet_phase_sigma must be > 0"),
     ({"swing_height": -0.01}, "swing_height must be >= 0"),
+    ({"gait_frequency_span": 1.5}, "gait_frequency_span must be >= 0 and below gait_frequency"),
+    ({"gait_frequency_span": -0.1}, "gait_frequency_span must be >= 0"),
+    ({"gait_phase": False, "gait_frequency_span": 0.5}, "gait_frequency_span needs gait_phase"),
 ])
 def test_invalid_values(changes, message):
     with pytest.raises(ConfigError, match=message):

@@ -36,10 +36,28 @@ def test_sizes_and_slices():
 @pytest.mark.parametrize("field,value", [
     ("default_pose", (0.1, -0.25)), ("history_length", 3), ("control_period", 0.025),
     ("obs_blocks", (ObsBlock("gyro", 3, 0.5), ObsBlock("joint_pos", 2, 1.0))),
-    ("servo_ids", (2, 1)), ("kp", (20.0, 21.0)),
+    ("servo_ids", (2, 1)), ("kp", (20.0, 21.0)), ("gait_frequency_span", 0.5),
 ])
 def test_hash_changes_with_every_field(field, value):
     assert make(**{field: value}).hash != make().hash
+
+
+def test_a_clock_action_adds_one_output():
+    assert make().action_size == 2
+    c = make(gait_frequency_span=0.5)
+    assert c.action_size == 3
+    assert PolicyContract.from_json(c.to_json()) == c
+    with pytest.raises(ContractError, match="gait_frequency_span 2.0 must be >= 0 and below"):
+        make(gait_frequency_span=2.0)
+
+
+def test_contracts_without_a_clock_action_keep_their_hash():
+    """Written before `gait_frequency_span` existed (the hash make() had then), and read back
+    from such a file: run directories and exported policies of that time still load."""
+    assert make().hash == "0eeb300ee0e9f79e4431730fbe3c0fe09c4159ba51e411d023be3355e020c887"
+    old = json.loads(make().to_json())
+    del old["gait_frequency_span"]
+    assert PolicyContract.from_dict(old) == make()
 
 
 def test_edited_contract_is_rejected():

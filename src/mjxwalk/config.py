@@ -244,6 +244,10 @@ class WalkConfig:
     """Give the actor a gait clock (cos, sin)."""
     gait_frequency: float = 1.5
     """Gait clock frequency, Hz."""
+    gait_frequency_span: float = 0.0
+    """Hz the policy may move its own gait clock by: > 0 adds one action after the joints',
+    a in [-1, 1], and the clock runs at gait_frequency + span x a, so a kicked robot can
+    step sooner than the clock would let it. 0: no such action, the clock is fixed."""
     obs_scales: tuple[tuple[str, float], ...] = ()
     """(block, scale) pairs replacing `mjxwalk.obs.DEFAULT_SCALES` entries."""
     commands: CommandConfig = CommandConfig()
@@ -307,6 +311,11 @@ class WalkConfig:
             (self.episode_length > 0, "episode_length must be > 0"),
             (self.history_length >= 1, "history_length must be >= 1"),
             (self.gait_frequency > 0, "gait_frequency must be > 0"),
+            (0 <= self.gait_frequency_span < self.gait_frequency,
+             "gait_frequency_span must be >= 0 and below gait_frequency (the clock must run "
+             "forward)"),
+            (self.gait_phase or self.gait_frequency_span == 0,
+             "gait_frequency_span needs gait_phase (the policy must see the clock it moves)"),
             (0 < self.fall_height_fraction < 1, "fall_height_fraction must be in (0, 1)"),
             (0 < self.fall_tilt < 3.2, "fall_tilt must be in (0, pi) rad"),
             (self.tracking_sigma > 0, "tracking_sigma must be > 0"),

@@ -70,6 +70,10 @@ class PolicyContract:
     """Highest command trained on, per command value."""
     gait_frequency: float
     """Gait clock frequency, Hz (0: no gait phase block)."""
+    gait_frequency_span: float = 0.0
+    """> 0: the action has one more value after the joints', a in [-1, 1], and the runner
+    advances its gait clock by 2π (gait_frequency + gait_frequency_span x a) x
+    control_period each step. 0: the action is the joints' only and the clock is fixed."""
     imu_frame: str = "gyro (rad/s) and gravity (unit vector) in the IMU frame: x forward, y left, z up"
     """Convention the IMU readings must follow."""
     format_version: int = FORMAT_VERSION
@@ -85,10 +89,18 @@ class PolicyContract:
             raise ContractError("command_names, command_low and command_high differ in length")
         if self.history_length < 1:
             raise ContractError(f"history_length must be >= 1, got {self.history_length}")
+        if not 0 <= self.gait_frequency_span < max(self.gait_frequency, 1e-9):
+            raise ContractError(f"gait_frequency_span {self.gait_frequency_span} must be >= 0 "
+                                f"and below gait_frequency {self.gait_frequency}")
 
     @property
     def nu(self) -> int:
         return len(self.joint_names)
+
+    @property
+    def action_size(self) -> int:
+        """Values the policy outputs: one per joint, and the clock's rate if it has one."""
+        return self.nu + (1 if self.gait_frequency_span > 0 else 0)
 
     @property
     def frame_size(self) -> int:
@@ -119,6 +131,9 @@ class PolicyContract:
         """sha256 of the canonical JSON of every field: equal hashes, equal contracts."""
         d = dataclasses.asdict(self)
         d["obs_blocks"] = [dataclasses.asdict(b) for b in self.obs_blocks]
+        if not d["gait_frequency_span"]:
+            # contracts written before the field existed keep their hash
+            del d["gait_frequency_span"]
         canonical = json.dumps(d, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 

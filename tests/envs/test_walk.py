@@ -272,3 +272,38 @@ def test_catch_step_pays_touch_downs_in_the_window_after_each_kick(kidbot):
         paid_out += int(np.sum(paid[live & (since > 0.06)] > 0))
     assert paid_in > 0  # random actions stamp the feet down inside some windows
     assert paid_out == 0
+
+
+def test_a_clock_action_sets_the_gait_frequency(kidbot):
+    """With `gait_frequency_span` the last action value moves the clock, and only the clock:
+    each env's phase advances at gait_frequency + span x a, and the joints see the rest."""
+    import dataclasses
+
+    from mjxwalk.config import WalkConfig, without_randomization
+
+    config = dataclasses.replace(without_randomization(WalkConfig()), gait_frequency_span=0.5)
+    env = mjxwalk.make_env("walk", kidbot, config=config)
+    assert env.action_size == env.contract.action_size == 19
+    mirror = env.mirror.action
+    assert mirror.size == 19 and mirror.index[18] == 18 and mirror.sign[18] == 1.0
+    assert mirror.is_involution()
+
+    rates = jnp.array([-1.0, 0.0, 0.5, 2.0])  # 2.0 is clipped to 1
+    n = len(rates)
+    reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    state = reset(jax.random.split(jax.random.PRNGKey(5), n))
+    joints = jax.random.uniform(jax.random.PRNGKey(6), (18,), minval=-0.5, maxval=0.5)
+    action = jnp.concatenate([jnp.tile(joints, (n, 1)), rates[:, None]], axis=1)
+    phase = np.asarray(state.info["walk"].phase, np.float64)
+    frequency = 1.5 + 0.5 * np.clip(np.asarray(rates), -1, 1)
+    for _ in range(10):
+        state = step(state, action)
+        phase = np.mod(phase + 2 * np.pi * frequency * env.dt, 2 * np.pi)
+    walk = state.info["walk"]
+    np.testing.assert_allclose(np.asarray(state.metrics["gait_frequency"]), frequency, rtol=1e-6)
+    # compared on the circle, so a wrap near 2π does not count as an error
+    np.testing.assert_allclose(np.cos(np.asarray(walk.phase) - phase), 1.0, atol=1e-8)
+    # the clock value never reaches the joints: the same targets in every env
+    np.testing.assert_allclose(np.asarray(walk.last_action), np.tile(joints, (n, 1)))
+    np.testing.assert_allclose(np.asarray(walk.targets[:, 0]),
+                               np.tile(np.asarray(walk.targets[0, 0]), (n, 1)), atol=1e-7)

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from mjxwalk import render
 
     env = mjxwalk.make_env("walk", args.robot, terrain=args.terrain)
-    print(f"mjxwalk {mjxwalk.__version__}: {env.robot.name} ({env.action_size} servos), "
+    print(f"mjxwalk {mjxwalk.__version__}: {env.robot.name} ({env.robot.nu} servos), "
           f"{args.terrain} ground, {args.envs} envs on {jax.default_backend()}")
     reset = jax.jit(jax.vmap(env.reset))
     step = jax.vmap(env.step)

@@ -123,6 +123,7 @@ class WalkEnv(brax_base.Env):
             command_low=config.commands.low,
             command_high=config.commands.high,
             gait_frequency=config.gait_frequency if config.gait_phase else 0.0,
+            gait_frequency_span=config.gait_frequency_span,
         )
         self._init_constants(mj_model)
         self._mirror: Mirror | None = None
@@ -137,9 +138,12 @@ class WalkEnv(brax_base.Env):
             symmetry.check_default_pose(joints, robot.array("default"), robot.joint_names,
                                         robot.spec_path)
             frame = symmetry.frame_mirror(self.contract, joints)
+            # a clock rate is the same mirrored: the mirrored gait is the other half-cycle
+            action = (symmetry.concat([joints, symmetry.identity(1)])
+                      if self.config.gait_frequency_span > 0 else joints)
             self._mirror = Mirror(
                 frame=frame, state=symmetry.tile(frame, self.contract.history_length),
-                privileged_state=privileged_mirror(frame, joints), action=joints)
+                privileged_state=privileged_mirror(frame, joints), action=action)
         return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
@@ -206,7 +210,7 @@ class WalkEnv(brax_base.Env):
 
     @property
     def action_size(self) -> int:
-        return self.robot.nu
+        return self.contract.action_size
 
     @property
     def observation_size(self) -> dict[str, tuple[int, ...]]:
@@ -306,7 +310,8 @@ class WalkEnv(brax_base.Env):
         zero = jnp.zeros(())
         metrics = {f"reward/{name}": zero for name in _TERMS}
         metrics.update(nan_resets=zero, falls=zero, pushes=zero, lin_vel_error=zero,
-                       yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32))
+                       yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32),
+                       gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self._privileged(model, data, info, action, command, phase,
                                                             contact, force)}
@@ -320,7 +325,7 @@ class WalkEnv(brax_base.Env):
         cfg, idx = self.config, self.index
         info: WalkInfo = state.info["walk"]
         params = info.params
-        action = jnp.clip(action, -1.0, 1.0)
+        action, frequency = self.split_action(jnp.clip(action, -1.0, 1.0))
         target = jnp.clip(self._default_pose + action * self._action_scale, self._lower, self._upper)
         targets = obs.push_history(info.targets, target, xp=jnp)
         data = sim.step_physics(model, state.data, idx, targets[params.action_delay],
@@ -342,7 +347,7 @@ class WalkEnv(brax_base.Env):
         resample = (step % self._resample_steps) == 0
         new_command = commands.sample_command(k_cmd, cfg.commands)
         command = jnp.where(resample, new_command, info.command)
-        phase = commands.advance_phase(info.phase, cfg.gait_frequency, self.dt)
+        phase = commands.advance_phase(info.phase, frequency, self.dt)
 
         contact, force = sim.feet_contact(model, data, idx)
         feet_pos = data.xpos[idx.feet]
@@ -403,7 +408,7 @@ class WalkEnv(brax_base.Env):
             pushes=push_now.astype(jnp.float32),
             lin_vel_error=jnp.linalg.norm(command[:2] - lin_vel[:2]),
             yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
-            terrain_level=info.level.astype(jnp.float32))
+            terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self._privileged(model, data, info, action, command, phase,
                                                             contact, force)}
@@ -411,6 +416,16 @@ class WalkEnv(brax_base.Env):
         return state.replace(pipeline_state=data, obs=observation, reward=reward,
                              done=done.astype(jnp.float32), metrics=metrics,
                              info={**state.info, "walk": info})
+
+    def split_action(self, action: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """An action's joint part, (nu,) in [-1, 1], and the gait clock frequency it sets,
+        Hz: `gait_frequency`, moved by up to `gait_frequency_span` with the last value when
+        the config gives the policy its clock."""
+        cfg = self.config
+        if cfg.gait_frequency_span == 0:
+            return action, jnp.asarray(cfg.gait_frequency, jnp.float32)
+        nu = self.robot.nu
+        return action[:nu], cfg.gait_frequency + cfg.gait_frequency_span * action[nu]
 
     def catch_targets(self, data: mjx.Data) -> jax.Array:
         """World xy (n_feet, 2) where each foot would catch the body now (`catch_targets`)."""
@@ -529,7 +544,7 @@ class Mirror:
     privileged_state: symmetry.SignedPermutation
     """The critic observation."""
     action: symmetry.SignedPermutation
-    """The action (and anything else in joint order)."""
+    """The action: the joints', then the clock rate if the policy has one (unchanged)."""
 
 
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
