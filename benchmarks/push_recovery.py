@@ -71,7 +71,7 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
                 miss = float(np.linalg.norm(feet_xy[u, env_i, foot] - target))
             rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell,
                          bool(kick @ left > 0), kicks.support(contact[t, env_i]),
-                         kicks.clock_touchdown_s(float(phase[t, env_i]), float(clock_hz[t, env_i])),
+                         kicks.clock_touchdown_s(float(phase[t, env_i]), frequency),
                          first_step_s, miss,
                          float(np.mean(clock_hz[t + 1:min(t + 1 + clock_window, live), env_i]))
                          if t + 1 < live else None))

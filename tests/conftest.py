@@ -53,6 +53,26 @@ def batched(nominal_env):
 
 
 @pytest.fixture(scope="session")
+def clock_env(kidbot):
+    """The nominal kidbot walk env with a clock the policy moves (gait 1.5 ± 0.5 Hz)."""
+    import dataclasses
+
+    import mjxwalk
+    from mjxwalk.config import WalkConfig, without_randomization
+
+    config = dataclasses.replace(without_randomization(WalkConfig()), gait_frequency_span=0.5)
+    return mjxwalk.make_env("walk", kidbot, config=config)
+
+
+@pytest.fixture(scope="session")
+def clock_batched(clock_env):
+    """jit(vmap(reset)) and jit(vmap(step)) of `clock_env`."""
+    import jax
+
+    return jax.jit(jax.vmap(clock_env.reset)), jax.jit(jax.vmap(clock_env.step))
+
+
+@pytest.fixture(scope="session")
 def brax_humanoid_spec(tmp_path_factory):
     """Spec file for brax's humanoid MJCF, a model nobody on this project wrote."""
     import brax

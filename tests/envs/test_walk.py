@@ -274,31 +274,31 @@ def test_catch_step_pays_touch_downs_in_the_window_after_each_kick(kidbot):
     assert paid_out == 0
 
 
-def test_a_clock_action_sets_the_gait_frequency(kidbot):
+def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     """With `gait_frequency_span` the last action value moves the clock, and only the clock:
-    each env's phase advances at gait_frequency + span x a, and the joints see the rest."""
-    import dataclasses
-
-    from mjxwalk.config import WalkConfig, without_randomization
-
-    config = dataclasses.replace(without_randomization(WalkConfig()), gait_frequency_span=0.5)
-    env = mjxwalk.make_env("walk", kidbot, config=config)
+    each env's phase advances at gait_frequency + span x a, the joints see the rest, and a
+    change of the clock value pays the action-rate penalty like a joint's."""
+    env = clock_env
     assert env.action_size == env.contract.action_size == 19
     mirror = env.mirror.action
     assert mirror.size == 19 and mirror.index[18] == 18 and mirror.sign[18] == 1.0
     assert mirror.is_involution()
 
-    rates = jnp.array([-1.0, 0.0, 0.5, 2.0])  # 2.0 is clipped to 1
+    # 8 envs, as the mirror test steps, so the two share one compile
+    rates = jnp.array([-1.0, 0.0, 0.5, 2.0, -0.5, 0.25, 1.0, -2.0])  # +-2.0 clip to +-1
     n = len(rates)
-    reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    reset, step = clock_batched
     state = reset(jax.random.split(jax.random.PRNGKey(5), n))
     joints = jax.random.uniform(jax.random.PRNGKey(6), (18,), minval=-0.5, maxval=0.5)
     action = jnp.concatenate([jnp.tile(joints, (n, 1)), rates[:, None]], axis=1)
     phase = np.asarray(state.info["walk"].phase, np.float64)
     frequency = 1.5 + 0.5 * np.clip(np.asarray(rates), -1, 1)
+    first_rate_penalty = None
     for _ in range(10):
         state = step(state, action)
         phase = np.mod(phase + 2 * np.pi * frequency * env.dt, 2 * np.pi)
+        if first_rate_penalty is None:
+            first_rate_penalty = np.asarray(state.metrics["reward/action_rate"])
     walk = state.info["walk"]
     np.testing.assert_allclose(np.asarray(state.metrics["gait_frequency"]), frequency, rtol=1e-6)
     # compared on the circle, so a wrap near 2π does not count as an error
@@ -307,3 +307,7 @@ def test_a_clock_action_sets_the_gait_frequency(kidbot):
     np.testing.assert_allclose(np.asarray(walk.last_action), np.tile(joints, (n, 1)))
     np.testing.assert_allclose(np.asarray(walk.targets[:, 0]),
                                np.tile(np.asarray(walk.targets[0, 0]), (n, 1)), atol=1e-7)
+    # from rest, the first step's change is the whole action, the clock value included
+    expected = env.config.rewards.action_rate * (
+        float(jnp.sum(joints ** 2)) + np.clip(np.asarray(rates), -1, 1) ** 2)
+    np.testing.assert_allclose(first_rate_penalty, expected, rtol=1e-5)

@@ -4,6 +4,7 @@ with the mirrored actions, stays the mirror image, observation by observation.""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from mjxwalk import symmetry
 from mjxwalk.compat import mjx
@@ -16,7 +17,7 @@ def mirror_state(env, state):
     """One env's state reflected through the world's xz plane, written out field by field
     from physics (not from the maps under test, except in joint order)."""
     m, idx = env.mirror, env.index
-    joints = m.action
+    joints = m.joints
     d, w = state.data, state.info["walk"]
     qpos = d.qpos.at[0:3].multiply(POLAR).at[3:7].multiply(QUAT)
     qpos = qpos.at[idx.qpos_adr].set(joints.apply(d.qpos[idx.qpos_adr]))
@@ -34,11 +35,14 @@ def mirror_state(env, state):
     return state.replace(pipeline_state=data, info={**state.info, "walk": walk})
 
 
-def test_mirror_maps_commute_with_the_physics(nominal_env, batched):
-    env = nominal_env
+@pytest.mark.parametrize("name", ["nominal", "clock"])
+def test_mirror_maps_commute_with_the_physics(name, request):
+    """Also with a clock the policy moves: the mirrored gait is the other half-cycle of the
+    same clock, so the rate value mirrors to itself."""
+    env = request.getfixturevalue(f"{name}_env")
+    reset, step = request.getfixturevalue("batched" if name == "nominal" else "clock_batched")
     m = env.mirror
     assert m.state.is_involution() and m.privileged_state.is_involution()
-    reset, step = batched
     n = 4
     state = reset(jax.random.split(jax.random.PRNGKey(11), n))
     walk = state.info["walk"]

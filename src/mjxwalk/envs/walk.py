@@ -46,7 +46,10 @@ class WalkInfo:
     command: jax.Array
     """Current velocity command (vx, vy, yaw_rate)."""
     last_action: jax.Array
-    """Action of the previous step."""
+    """Joint part of the previous step's action (what the actor observes)."""
+    last_clock: jax.Array
+    """Clock part of the previous step's action: (1,) when the policy moves its gait clock
+    (`WalkConfig.gait_frequency_span`), else (0,)."""
     history: jax.Array
     """Observation frames, newest first, (history_length, frame_size)."""
     phase: jax.Array
@@ -143,7 +146,7 @@ class WalkEnv(brax_base.Env):
                       if self.config.gait_frequency_span > 0 else joints)
             self._mirror = Mirror(
                 frame=frame, state=symmetry.tile(frame, self.contract.history_length),
-                privileged_state=privileged_mirror(frame, joints), action=action)
+                privileged_state=privileged_mirror(frame, joints), action=action, joints=joints)
         return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
@@ -291,11 +294,13 @@ class WalkEnv(brax_base.Env):
         phase = jax.random.uniform(keys[7], minval=0.0, maxval=2 * jnp.pi)
         params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
+        last_clock = jnp.zeros(self.action_size - self.robot.nu)
         imu_now = self._true_imu(model, data)
         imu = jnp.tile(imu_now[None], (self._imu_buffer, 1))
         contact, force = sim.feet_contact(model, data, idx)
         info = WalkInfo(
             rng=rng, step=jnp.zeros((), jnp.int32), command=command, last_action=action,
+            last_clock=last_clock,
             history=jnp.zeros((self.contract.history_length, self.contract.frame_size)),
             phase=phase, feet_air_time=jnp.zeros(len(idx.feet)), last_contact=contact,
             feet_pos=data.xpos[idx.feet], params=params,
@@ -325,7 +330,9 @@ class WalkEnv(brax_base.Env):
         cfg, idx = self.config, self.index
         info: WalkInfo = state.info["walk"]
         params = info.params
-        action, frequency = self.split_action(jnp.clip(action, -1.0, 1.0))
+        full_action = jnp.clip(action, -1.0, 1.0)
+        action, frequency = self.split_action(full_action)
+        clock = full_action[self.robot.nu:]
         target = jnp.clip(self._default_pose + action * self._action_scale, self._lower, self._upper)
         targets = obs.push_history(info.targets, target, xp=jnp)
         data = sim.step_physics(model, state.data, idx, targets[params.action_delay],
@@ -373,7 +380,8 @@ class WalkEnv(brax_base.Env):
             "ang_vel_xy": rewards.ang_vel_xy(ang_vel),
             "orientation": rewards.orientation(gravity),
             "torques": rewards.torques(data.qfrc_actuator[idx.dof_adr]),
-            "action_rate": rewards.action_rate(action, info.last_action),
+            "action_rate": rewards.action_rate(
+                full_action, jnp.concatenate([info.last_action, info.last_clock])),
             "feet_air_time": rewards.feet_air_time(air_time, first_contact, command,
                                                    cfg.feet_air_time_target),
             "feet_phase": rewards.feet_phase(clearance, phase, command, cfg.swing_height,
@@ -392,7 +400,8 @@ class WalkEnv(brax_base.Env):
         reward = jnp.where(finite, sum(scaled.values()), 0.0)
 
         info = info.replace(
-            rng=rng, step=step, command=command, last_action=action, phase=phase,
+            rng=rng, step=step, command=command, last_action=action, last_clock=clock,
+            phase=phase,
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
             imu=obs.push_history(info.imu, self._true_imu(model, data), xp=jnp),
@@ -545,6 +554,8 @@ class Mirror:
     """The critic observation."""
     action: symmetry.SignedPermutation
     """The action: the joints', then the clock rate if the policy has one (unchanged)."""
+    joints: symmetry.SignedPermutation
+    """Anything in joint order (positions, velocities, targets, the last joint action)."""
 
 
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))

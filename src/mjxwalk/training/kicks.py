@@ -16,11 +16,12 @@ KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell", "kic
 (m/s), angle between the kick and the torso's heading (degrees, 0-180: 0 pushes the robot
 forward, 180 backward), whether it ended in a fall, whether it points to the robot's left,
 which feet were on the ground (`SUPPORTS`), the seconds until the gait clock's next
-touch-down, the seconds until a foot did touch down, and how far that foot landed from
-where it would have caught the body (`mjxwalk.envs.walk.catch_targets`, m), and the gait
-clock's mean frequency over the `CLOCK_AFTER_S` after the kick (Hz; it moves only for a
-policy given its clock, `WalkConfig.gait_frequency_span`). `first_step_s` and `catch_miss_m`
-are None when no foot touched down before the fall window ended."""
+touch-down (at the config's `gait_frequency`, so the bins of `summarize` mean the same for
+a clock the policy moves), the seconds until a foot did touch down, how far that foot landed
+from where it would have caught the body (`mjxwalk.envs.walk.catch_targets`, m), and the
+gait clock's mean frequency over the `CLOCK_AFTER_S` after the kick (Hz; it moves only for
+a policy given its clock, `WalkConfig.gait_frequency_span`). `first_step_s` and
+`catch_miss_m` are None when no foot touched down before the fall window ended."""
 
 CLOCK_AFTER_S = 0.3
 """Seconds after a kick over which `clock_hz` averages: about the half cycle in which a
