@@ -149,10 +149,8 @@ def test_privileged_view_carries_friction_payload_and_delays(walk_env):
 
 def offsets(env):
     """Start of each part of the privileged observation, by name."""
-    from mjxwalk.envs.walk import privileged_layout
-
     starts, start = {}, 0
-    for name, size in privileged_layout(env.robot.nu, env.contract.frame_size):
+    for name, size in env.privileged_parts:
         starts[name] = start
         start += size
     return starts

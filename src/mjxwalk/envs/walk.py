@@ -146,7 +146,8 @@ class WalkEnv(brax_base.Env):
                       if self.config.gait_frequency_span > 0 else joints)
             self._mirror = Mirror(
                 frame=frame, state=symmetry.tile(frame, self.contract.history_length),
-                privileged_state=privileged_mirror(frame, joints), action=action, joints=joints)
+                privileged_state=privileged_mirror(frame, joints, self.action_size - self.robot.nu),
+                action=action, joints=joints)
         return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
@@ -223,7 +224,8 @@ class WalkEnv(brax_base.Env):
     @property
     def privileged_parts(self) -> list[tuple[str, int]]:
         """(name, size) of each part of the privileged observation, in order."""
-        return privileged_layout(self.robot.nu, self.contract.frame_size)
+        return privileged_layout(self.robot.nu, self.contract.frame_size,
+                                 self.action_size - self.robot.nu)
 
     @property
     def privileged_size(self) -> int:
@@ -539,6 +541,7 @@ class WalkEnv(brax_base.Env):
             jnp.stack([p.action_delay + p.action_delay_substeps / self.n_substeps,
                        p.imu_delay]).astype(jnp.float32),
             data.qfrc_actuator[idx.dof_adr] / self._torque_limit,
+            info.last_clock,
         ])
 
 
@@ -575,22 +578,24 @@ def catch_targets(com: jax.Array, com_velocity: jax.Array, torso_rot: jax.Array,
     return capture + stance_offset @ rotation.T
 
 
-def privileged_layout(nu: int, frame_size: int) -> list[tuple[str, int]]:
-    """Names and sizes of the privileged observation's parts, in order (for inspection)."""
+def privileged_layout(nu: int, frame_size: int, clock_size: int = 0) -> list[tuple[str, int]]:
+    """Names and sizes of the privileged observation's parts, in order (for inspection).
+    `clock_size` 1: the policy moves its gait clock, and the critic sees the rate it set."""
     return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
             ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
-            ("payload", 1), ("delays", 2), ("joint_torque", nu)]
+            ("payload", 1), ("delays", 2), ("joint_torque", nu), ("last_clock", clock_size)]
 
 
-def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation
-                      ) -> symmetry.SignedPermutation:
+def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation,
+                      clock_size: int = 0) -> symmetry.SignedPermutation:
     """Mirror map of the privileged observation, part by part of `privileged_layout`."""
     parts = {"frame": frame, "lin_vel": symmetry.signs(symmetry.POLAR),
              "ang_vel": symmetry.signs(symmetry.AXIAL), "mean_yaw_rate": symmetry.signs((-1.0,)),
              "height": symmetry.identity(1), "feet_contact": symmetry.swap_pair(),
              "feet_force": symmetry.swap_pair(), "feet_air_time": symmetry.swap_pair(),
              "floor_friction": symmetry.identity(1), "payload": symmetry.identity(1),
-             "delays": symmetry.identity(2), "joint_torque": joints}
-    return symmetry.concat([parts[name] for name, _ in privileged_layout(joints.size,
-                                                                          frame.size)])
+             "delays": symmetry.identity(2), "joint_torque": joints,
+             "last_clock": symmetry.identity(clock_size)}
+    return symmetry.concat([parts[name] for name, _ in privileged_layout(joints.size, frame.size,
+                                                                          clock_size)])
