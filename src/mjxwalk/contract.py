@@ -98,9 +98,14 @@ class PolicyContract:
         return len(self.joint_names)
 
     @property
+    def clock_size(self) -> int:
+        """Action values after the joints': 1 when the policy moves its gait clock, else 0."""
+        return 1 if self.gait_frequency_span > 0 else 0
+
+    @property
     def action_size(self) -> int:
         """Values the policy outputs: one per joint, and the clock's rate if it has one."""
-        return self.nu + (1 if self.gait_frequency_span > 0 else 0)
+        return self.nu + self.clock_size
 
     @property
     def frame_size(self) -> int:

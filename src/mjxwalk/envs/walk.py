@@ -146,7 +146,7 @@ class WalkEnv(brax_base.Env):
                       if self.config.gait_frequency_span > 0 else joints)
             self._mirror = Mirror(
                 frame=frame, state=symmetry.tile(frame, self.contract.history_length),
-                privileged_state=privileged_mirror(frame, joints, self.action_size - self.robot.nu),
+                privileged_state=privileged_mirror(frame, joints, self.contract.clock_size),
                 action=action, joints=joints)
         return self._mirror
 
@@ -225,7 +225,7 @@ class WalkEnv(brax_base.Env):
     def privileged_parts(self) -> list[tuple[str, int]]:
         """(name, size) of each part of the privileged observation, in order."""
         return privileged_layout(self.robot.nu, self.contract.frame_size,
-                                 self.action_size - self.robot.nu)
+                                 self.contract.clock_size)
 
     @property
     def privileged_size(self) -> int:
@@ -296,7 +296,7 @@ class WalkEnv(brax_base.Env):
         phase = jax.random.uniform(keys[7], minval=0.0, maxval=2 * jnp.pi)
         params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
-        last_clock = jnp.zeros(self.action_size - self.robot.nu)
+        last_clock = jnp.zeros(self.contract.clock_size)
         imu_now = self._true_imu(model, data)
         imu = jnp.tile(imu_now[None], (self._imu_buffer, 1))
         contact, force = sim.feet_contact(model, data, idx)
