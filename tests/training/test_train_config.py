@@ -20,7 +20,7 @@ def test_gpu_preset_is_big():
     ({"minutes": -1.0}, "minutes"),
     ({"discounting_switch_steps": 100}, "discounting_final is not"),
     ({"discounting_final": 0.0}, "discounting_final must be in"),
-    ({"discounting_final": 0.99, "discounting_switch_steps": 10**9}, "would never be used"),
+    ({"discounting_final": 0.99, "discounting_switch_steps": -1}, "discounting_switch_steps must be >= 0"),
     ({"num_envs": 48, "batch_size": 32, "num_minibatches": 4}, "must be a multiple of num_envs"),
     ({"estimator_targets": ("lin_vel",), "estimator_loss_weight": 0.0}, "estimator_loss_weight"),
     ({"estimator_hidden": (64, 0)}, "estimator_hidden sizes must be >= 1"),
@@ -105,6 +105,20 @@ def test_cli_resume_continues_with_the_runs_own_config(tmp_path):
     args = parser().parse_args(["--out", str(run), "--resume", "--preset", "cpu"])
     config, preset = config_from_args(args)
     assert preset == "cpu" and config.num_envs == PRESETS["cpu"]().num_envs
+
+
+def test_a_preset_run_shorter_than_its_discount_switch_is_valid_and_says_so():
+    """The cpu preset switches the discount at 9.9M steps; asking it for fewer steps trains
+    at the first discount throughout, and the CLI says when the switch would come."""
+    from mjxwalk.cli.train import config_from_args, discount_note, parser
+
+    full = PRESETS["cpu"]()
+    assert discount_note(full) is None
+    short, _ = config_from_args(parser().parse_args(["--preset", "cpu", "--steps", "2000000"]))
+    short.validate(device_count=1)
+    note = discount_note(short)
+    assert note is not None and f"{full.discounting_switch_steps:,}" in note
+    assert str(full.discounting) in note and str(full.discounting_final) in note
 
 
 def test_cli_resume_from_a_missing_or_malformed_config_names_the_file(tmp_path):

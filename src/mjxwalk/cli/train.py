@@ -110,6 +110,16 @@ def config_from_args(args) -> tuple:
     return dataclasses.replace(config, **changes), preset
 
 
+def discount_note(config) -> str | None:
+    """What to tell a user whose run ends before its discount switch (e.g. a preset run
+    given fewer --steps), so the constant discount is no surprise."""
+    if config.discounting_final is None or config.discounting_switch_steps < config.num_timesteps:
+        return None
+    return (f"the discount stays {config.discounting} for these {config.num_timesteps:,} steps: "
+            f"it switches to {config.discounting_final} at {config.discounting_switch_steps:,} "
+            "(a --resume with more --steps reaches it)")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     quiet_imports()
@@ -128,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mjxwalk-train: {source}, {config.num_envs} envs, {config.num_timesteps:,} "
               f"steps on {jax.device_count()} {jax.default_backend()} device(s)"
               + (f", budget {config.minutes} min" if config.minutes else ""))
+        if note := discount_note(config):
+            print(f"mjxwalk-train: {note}")
         result = train(config, out=args.out, name=args.name, resume=args.resume,
                        show_progress=not args.quiet)
     except MjxwalkError as e:
