@@ -133,6 +133,24 @@ def randomization_sweep(robot, terrain: str, batches: list[int], steps: int, rep
     return results
 
 
+def training_config(robot, batch: int, iterations: int = 4):
+    """The cpu preset's learner (passes, unroll, network sizes) at `batch` envs, for
+    `iterations` PPO iterations: what `training_sweep` times."""
+    import dataclasses
+
+    from mjxwalk.training.config import cpu
+
+    config = dataclasses.replace(cpu(), robot=str(robot.spec_path), num_envs=batch,
+                                 batch_size=max(1, batch // 4), num_minibatches=8,
+                                 checkpoint_every_s=1e9)
+    return dataclasses.replace(config, num_timesteps=iterations * config.env_steps_per_iteration)
+
+
+LEARNER_FIELDS = ("unroll_length", "batch_size", "num_minibatches", "num_updates_per_batch",
+                  "policy_hidden", "value_hidden")
+"""The TrainConfig fields that set a training iteration's cost, recorded with its timing."""
+
+
 def training_sweep(robot, batches: list[int], iterations: int = 4,
                    log: Callable[[str], None] = print) -> list[Timing]:
     """PPO training throughput (collection + updates) against the batched env alone, with
@@ -142,15 +160,11 @@ def training_sweep(robot, batches: list[int], iterations: int = 4,
     import tempfile
 
     import mjxwalk
-    from mjxwalk.training.config import cpu
     from mjxwalk.training.monitor import read_metrics
 
     results = []
     for batch in batches:
-        config = dataclasses.replace(cpu(), robot=str(robot.spec_path), num_envs=batch,
-                                     batch_size=max(1, batch // 4), num_minibatches=8,
-                                     checkpoint_every_s=1e9)
-        config = dataclasses.replace(config, num_timesteps=iterations * config.env_steps_per_iteration)
+        config = training_config(robot, batch, iterations)
         env = mjxwalk.make_env("walk", robot)
         t = time_batched_env(env, batch, config.unroll_length, what="batched_env")
         results.append(t)

@@ -86,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         "overhead": overhead,
         "wall_s": round(time.time() - started, 1),
     }
+    if args.training:  # what each timed iteration did, so runs of other presets compare
+        report["config"]["learner"] = {
+            str(batch): {f: getattr(bench.training_config(robot, batch), f)
+                         for f in bench.LEARNER_FIELDS} for batch in args.batch}
     if args.out:
         results_file.write(args.out, report)
         title = f"{robot.name} walk env, {args.terrain}, {report['versions']['jax_backend']}"
