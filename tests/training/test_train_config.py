@@ -21,6 +21,8 @@ def test_gpu_preset_is_big():
     ({"discounting_switch_steps": 100}, "discounting_final is not"),
     ({"discounting_final": 0.0}, "discounting_final must be in"),
     ({"discounting_final": 0.99, "discounting_switch_steps": -1}, "discounting_switch_steps must be >= 0"),
+    ({"discounting_final": 0.99, "discounting_switch_steps": 2**31}, "int32 step counter"),
+    ({"num_timesteps": 2**31}, "int32 step counter"),
     ({"num_envs": 48, "batch_size": 32, "num_minibatches": 4}, "must be a multiple of num_envs"),
     ({"estimator_targets": ("lin_vel",), "estimator_loss_weight": 0.0}, "estimator_loss_weight"),
     ({"estimator_hidden": (64, 0)}, "estimator_hidden sizes must be >= 1"),
@@ -119,6 +121,29 @@ def test_a_preset_run_shorter_than_its_discount_switch_is_valid_and_says_so():
     note = discount_note(short)
     assert note is not None and f"{full.discounting_switch_steps:,}" in note
     assert str(full.discounting) in note and str(full.discounting_final) in note
+    budget, _ = config_from_args(parser().parse_args(["--preset", "cpu", "--minutes", "10"]))
+    note = discount_note(budget)
+    assert note is not None and "10-minute budget" in note
+    assert f"{full.discounting_switch_steps:,}" in note
+
+
+def test_cpu_preset_is_the_recipe_the_walk_runs_measured():
+    """The README's figures for the cpu preset come from runs of the one-command recipe; the
+    preset must stay the config such a run recorded (its env change and budget aside), or
+    those figures no longer describe it."""
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    results = Path(__file__).parents[2] / "benchmarks" / "results"
+    recorded = json.loads((results / "walk_cpu_recipe_gait_2hz.json").read_text())["train_config"]
+    preset = dataclasses.asdict(PRESETS["cpu"]())
+    for field in ("minutes", "env_overrides"):  # that run's budget and its 2 Hz clock
+        recorded.pop(field), preset.pop(field)
+    assert {k: list(v) if isinstance(v, tuple) else v for k, v in preset.items()} == recorded
+    # the switch lands on an iteration boundary, so it happens at the step the docs name
+    cpu = PRESETS["cpu"]()
+    assert cpu.discounting_switch_steps % cpu.env_steps_per_iteration == 0
 
 
 def test_cli_resume_from_a_missing_or_malformed_config_names_the_file(tmp_path):

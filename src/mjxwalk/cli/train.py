@@ -111,13 +111,20 @@ def config_from_args(args) -> tuple:
 
 
 def discount_note(config) -> str | None:
-    """What to tell a user whose run ends before its discount switch (e.g. a preset run
-    given fewer --steps), so the constant discount is no surprise."""
-    if config.discounting_final is None or config.discounting_switch_steps < config.num_timesteps:
+    """What to tell a user whose run may end before its discount switch (a preset run given
+    fewer --steps, or a --minutes budget), so the constant discount is no surprise."""
+    if config.discounting_final is None or config.discounting_switch_steps == 0:
         return None
-    return (f"the discount stays {config.discounting} for these {config.num_timesteps:,} steps: "
-            f"it switches to {config.discounting_final} at {config.discounting_switch_steps:,} "
-            "(a --resume with more --steps reaches it)")
+    at = f"{config.discounting_switch_steps:,} steps"
+    if config.discounting_switch_steps >= config.num_timesteps:
+        return (f"the discount stays {config.discounting} for these {config.num_timesteps:,} "
+                f"steps: it switches to {config.discounting_final} at {at} (a --resume with "
+                "more --steps reaches it)")
+    if config.minutes is not None:
+        return (f"the discount is {config.discounting} until {at}, then "
+                f"{config.discounting_final}; the {config.minutes:g}-minute budget may end the "
+                "run before that (a --resume continues it)")
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

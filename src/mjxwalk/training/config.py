@@ -7,6 +7,11 @@ import dataclasses
 from mjxwalk.errors import ConfigError
 
 
+MAX_ENV_STEPS = 2**31
+"""Env step counts must stay below this: the training state counts steps in int32 (JAX's
+default integer without x64)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
     """Everything a training run depends on, besides the env's own config."""
@@ -122,6 +127,10 @@ class TrainConfig:
             if self.discounting_switch_steps < 0:
                 raise ConfigError("discounting_switch_steps must be >= 0, got "
                                   f"{self.discounting_switch_steps:,}")
+        for name in ("num_timesteps", "discounting_switch_steps"):
+            if getattr(self, name) >= MAX_ENV_STEPS:
+                raise ConfigError(f"{name} {getattr(self, name):,} does not fit the training "
+                                  f"state's int32 step counter (at most {MAX_ENV_STEPS - 1:,})")
         if self.estimator_targets and self.estimator_loss_weight <= 0:
             raise ConfigError("estimator_loss_weight must be > 0 when estimator_targets are set, "
                               f"got {self.estimator_loss_weight}")
