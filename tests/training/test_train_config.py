@@ -70,6 +70,8 @@ def test_cli_help_documents_every_field():
         assert option in text
     assert "Wall-clock budget" in text  # docstrings become help
     assert "costs 15% of" in " ".join(text.split())  # a docstring's % survives argparse
+    for name, preset in PRESETS.items():  # --help says what each preset is for
+        assert f"{name}: {' '.join(preset.__doc__.split()[:4])}" in " ".join(text.split())
 
 
 def _saved_run(tmp_path, config):

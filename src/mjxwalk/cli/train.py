@@ -39,8 +39,11 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mjxwalk-train", description=__doc__,
         epilog="Fields left out take the preset's value (with --resume, the run's own).")
+    presets = "; ".join(f"{name}: {' '.join(fn.__doc__.split()).rstrip('.')}"
+                        for name, fn in PRESETS.items()).replace("%", "%%")  # argparse formats
     p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help="defaults for every field below (default: gpu on an accelerator, else cpu)")
+                   help="defaults for every field below (default: gpu on an accelerator, else "
+                   f"cpu). {presets}")
     p.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<name>)")
     p.add_argument("--name", default=None, help="run name under runs/ (default: task-robot-time)")
     p.add_argument("--resume", action="store_true",
