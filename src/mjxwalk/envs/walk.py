@@ -143,7 +143,7 @@ class WalkEnv(brax_base.Env):
             frame = symmetry.frame_mirror(self.contract, joints)
             # a clock rate is the same mirrored: the mirrored gait is the other half-cycle
             action = (symmetry.concat([joints, symmetry.identity(1)])
-                      if self.config.gait_frequency_span > 0 else joints)
+                      if self.contract.clock_size else joints)
             self._mirror = Mirror(
                 frame=frame, state=symmetry.tile(frame, self.contract.history_length),
                 privileged_state=privileged_mirror(frame, joints, self.contract.clock_size),
