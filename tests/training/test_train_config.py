@@ -129,6 +129,26 @@ def test_a_preset_run_shorter_than_its_discount_switch_is_valid_and_says_so():
     assert f"{full.discounting_switch_steps:,}" in note
 
 
+def test_a_budgeted_resume_is_told_of_the_switch_only_before_it(tmp_path):
+    """A --minutes resume of a run already past its discount switch trains at the final
+    discount from its first step, so the note would be wrong there; before the switch it
+    still applies. The step comes from the last finished checkpoint's folder name."""
+    from mjxwalk.cli.train import config_from_args, discount_note, parser, resumed_steps
+
+    run = _saved_run(tmp_path, PRESETS["cpu"]())
+    switch = PRESETS["cpu"]().discounting_switch_steps
+    args = parser().parse_args(["--out", str(run), "--resume", "--minutes", "20"])
+    config, _ = config_from_args(args)
+    assert resumed_steps(args) == 0  # no checkpoint yet
+    for step, told in ((switch - 40960, True), (switch, False), (switch + 409600, False)):
+        (run / "checkpoints" / str(step)).mkdir(parents=True)
+        (run / "checkpoints" / f"{step + 1}.orbax-checkpoint-tmp-1").mkdir()  # cut off mid-write
+        assert resumed_steps(args) == step
+        assert (discount_note(config, resumed_steps(args)) is not None) == told, step
+    fresh = parser().parse_args(["--out", str(run), "--preset", "cpu", "--minutes", "20"])
+    assert resumed_steps(fresh) == 0  # not a resume: a fresh run starts at step 0
+
+
 def test_cpu_preset_is_the_recipe_the_walk_runs_measured():
     """The README's figures for the cpu preset come from runs of the one-command recipe; the
     preset must stay the config such a run recorded (its env change and budget aside), or

@@ -86,7 +86,7 @@ def _env_int(name: str) -> int | None:
 def config_from_args(args) -> tuple:
     from mjxwalk.training.config import PRESETS, TrainConfig, default_preset
 
-    run_dir = args.out or (Path("runs") / args.name if args.name else None)
+    run_dir = _run_dir(args)
     if args.resume and args.preset is None and run_dir is not None:
         # a resume continues the run as it was configured; options given now change it. A
         # wall-clock budget belongs to one invocation, not to the run
@@ -113,10 +113,26 @@ def config_from_args(args) -> tuple:
     return dataclasses.replace(config, **changes), preset
 
 
-def discount_note(config) -> str | None:
+def _run_dir(args) -> Path | None:
+    return args.out or (Path("runs") / args.name if args.name else None)
+
+
+def resumed_steps(args) -> int:
+    """The env steps a --resume starts from: its last finished checkpoint (0 otherwise)."""
+    run_dir = _run_dir(args)
+    if not args.resume or run_dir is None:
+        return 0
+    from mjxwalk.training.checkpoint import saved_steps
+
+    return max(saved_steps(run_dir / "checkpoints"), default=0)
+
+
+def discount_note(config, start_steps: int = 0) -> str | None:
     """What to tell a user whose run may end before its discount switch (a preset run given
-    fewer --steps, or a --minutes budget), so the constant discount is no surprise."""
-    if config.discounting_final is None or config.discounting_switch_steps == 0:
+    fewer --steps, or a --minutes budget), so the constant discount is no surprise; nothing
+    for a resume that starts at `start_steps` past the switch, which it already made."""
+    if (config.discounting_final is None or config.discounting_switch_steps == 0
+            or start_steps >= config.discounting_switch_steps):
         return None
     at = f"{config.discounting_switch_steps:,} steps"
     if config.discounting_switch_steps >= config.num_timesteps:
@@ -148,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mjxwalk-train: {source}, {config.num_envs} envs, {config.num_timesteps:,} "
               f"steps on {jax.device_count()} {jax.default_backend()} device(s)"
               + (f", budget {config.minutes} min" if config.minutes else ""))
-        if note := discount_note(config):
+        if note := discount_note(config, resumed_steps(args)):
             print(f"mjxwalk-train: {note}")
         result = train(config, out=args.out, name=args.name, resume=args.resume,
                        show_progress=not args.quiet)
