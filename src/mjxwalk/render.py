@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import ctypes.util
 import os
+import sys
 from pathlib import Path
 from typing import Iterable
 
-import mujoco
-import numpy as np
+# MuJoCo picks its OpenGL backend once, when it is first imported, from MUJOCO_GL; unset, it
+# is GLFW, which needs a display. Headless, EGL (Mesa's software rasterizer will do) is the
+# one that works, so it must be the default before mujoco is imported (where libEGL exists:
+# elsewhere MuJoCo keeps its own default and render_qpos says what is missing).
+if (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
+        and ctypes.util.find_library("EGL")):
+    os.environ.setdefault("MUJOCO_GL", "egl")
+
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 class RenderUnavailable(RuntimeError):
@@ -18,14 +28,17 @@ def render_qpos(model: mujoco.MjModel, qpos_frames: Iterable[np.ndarray], *, wid
                 height: int = 480, track_body: int = 1, distance: float = 1.3,
                 azimuth: float = 135.0, elevation: float = -15.0) -> list[np.ndarray]:
     """RGB images (height, width, 3) of `model` at each qpos, camera following `track_body`."""
-    os.environ.setdefault("MUJOCO_GL", "egl")
     model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
     model.vis.global_.offheight = max(model.vis.global_.offheight, height)
     try:
         renderer = mujoco.Renderer(model, height, width)
     except Exception as e:  # missing GL libraries surface as many different errors
-        raise RenderUnavailable(f"offscreen rendering unavailable ({e}); install EGL or OSMesa "
-                                "(Debian: libegl1 or libosmesa6) and set MUJOCO_GL") from None
+        backend = getattr(getattr(mujoco, "GLContext", None), "__module__", "none")
+        raise RenderUnavailable(
+            f"offscreen rendering unavailable with MuJoCo's {backend} backend ({e}); without a "
+            "display, install EGL or OSMesa (Debian: libegl1 or libosmesa6) and set "
+            "MUJOCO_GL=egl or osmesa before mujoco is first imported (importing mjxwalk.render "
+            "first does it)") from None
     data = mujoco.MjData(model)
     camera = mujoco.MjvCamera()
     camera.distance, camera.azimuth, camera.elevation = distance, azimuth, elevation
