@@ -91,6 +91,13 @@ def env_with_fixed_commands(config, pushes: dict | None = None, **commands):
     return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
 
 
+REPORT_MODEL_SEED = 7
+"""Seed of the walk report's randomized physics models (episode i gets the i-th)."""
+REPORT_RESET_SEED = 0
+"""Seed of the walk report's resets, split one key per episode: servo, sensor and delay draws,
+and the kicks that follow."""
+
+
 def scenario_env(config, name: str, pushes: dict = ACCEPTANCE_PUSHES):
     """The env of one walk-report scenario: the run's randomization, the scenario's fixed
     command, `pushes` (a `Pushes` field dict; the walk report's by default)."""
@@ -112,8 +119,8 @@ def command_rollout(config, policy, commands: dict, num_envs: int, seconds: floa
 
     env = env_with_fixed_commands(config, pushes=pushes, **commands)
     steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=7)
-    return env, first_episode(batched, policy, jax.random.PRNGKey(0), steps, record)
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=REPORT_MODEL_SEED)
+    return env, first_episode(batched, policy, jax.random.PRNGKey(REPORT_RESET_SEED), steps, record)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
