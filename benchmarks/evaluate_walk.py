@@ -1,13 +1,15 @@
 """Evaluate a trained walk run under full randomization and file the results.
 
     python benchmarks/evaluate_walk.py runs/<name> [benchmarks/results/<prefix>] [episodes]
-        [--no-pushes] [--how-trained "the command and what it changed"]
+        [--no-pushes] [--set FIELD=JSON ...] [--how-trained "the command and what it changed"]
 
 Episodes per scenario default to 64: the share of episodes with a fall is then known to
 about ±12 points at 40% (the report gives its 95% interval); 256 halves that. The walk
 report's kicks (`evaluate.ACCEPTANCE_PUSHES`) land in every episode unless `--no-pushes`.
 The acceptance targets are judged under those kicks only: without them the file says
-`targets_met_without_pushes` instead of `targets_met`. Writes <prefix>.json (how it was
+`targets_met_without_pushes` instead of `targets_met`. `--set` changes an env config field
+for the evaluation only, as `mjxwalk-train --set` does for training (a run trained on part
+of a range is evaluated on the whole of it this way). Writes <prefix>.json (how it was
 trained if given, the pushes, scenario results, training summary, versions) and copies the
 run's learning curve to <prefix>_learning_curve.png.
 """
@@ -19,13 +21,15 @@ import shutil
 from pathlib import Path
 
 from mjxwalk import bench, results
+from mjxwalk.cli.train import parse_overrides
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 
 
 def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluate.ACCEPTANCE_PUSHES,
-         how_trained: str | None = None) -> None:
+         how_trained: str | None = None, overrides: tuple = ()) -> None:
     config, _, make_policy, step, state = load_run(run_dir)
+    config = dataclasses.replace(config, env_overrides=config.env_overrides + tuple(overrides))
     report = evaluate.walk_report(config, make_policy, state, num_envs=episodes, pushes=pushes)
     summary = json.loads((run_dir / "summary.json").read_text())
     met = "targets_met" if pushes == evaluate.ACCEPTANCE_PUSHES else "targets_met_without_pushes"
@@ -35,6 +39,7 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluat
            "training": summary,
            "train_config": dataclasses.asdict(config),
            "env_config": json.loads((run_dir / "config.json").read_text())["env"],
+           **({"evaluation_env_overrides": [list(o) for o in overrides]} if overrides else {}),
            evaluate.REPORT_KEY: report,
            "targets": evaluate.TARGETS, met: evaluate.check_targets(report),
            "versions": bench.versions()}
@@ -51,7 +56,10 @@ if __name__ == "__main__":
     parser.add_argument("episodes", type=int, nargs="?", default=64)
     parser.add_argument("--no-pushes", action="store_true",
                         help="no kicks in any episode (the report's kicks otherwise)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
+                        help="evaluate with this env config field changed (after the run's own)")
     parser.add_argument("--how-trained", help="filed first in the JSON: the command and what it changed")
     args = parser.parse_intermixed_args()  # options may come between the positionals
     main(args.run_dir, args.prefix, args.episodes,
-         {"enabled": False} if args.no_pushes else evaluate.ACCEPTANCE_PUSHES, args.how_trained)
+         {"enabled": False} if args.no_pushes else evaluate.ACCEPTANCE_PUSHES, args.how_trained,
+         tuple(parse_overrides(args.set, "evaluate_walk")))

@@ -27,6 +27,17 @@ def test_scenarios_push_alike_whatever_the_run_trained_with(trained_pushes):
     assert env.config.commands.zero_probability == 0.0
 
 
+def test_scenarios_keep_every_override_of_a_field_the_run_set_twice():
+    """A resumed run with a second --set of one field trains under both; its evaluation must
+    too (and an evaluation's own --set comes after them)."""
+    config = dataclasses.replace(smoke(), env_overrides=(
+        ("rewards", {"feet_phase": 0.5}), ("rewards", {"action_rate": -0.06}),
+        ("latency", {"action_steps": [1, 1]}), ("latency", {"action_steps": [0, 1]})))
+    env = scenario_env(config, "stand")
+    assert env.config.rewards.feet_phase == 0.5 and env.config.rewards.action_rate == -0.06
+    assert tuple(env.config.latency.action_steps) == (0, 1)
+
+
 def _report(fwd_vx=0.28, turn_yaw=0.45, stand_vx=0.01, stand_yaw=0.02, falls=0.0):
     def row(cvx, cyaw, vx, yaw):
         return {"command_vx": cvx, "command_yaw_rate": cyaw, "mean_vx": vx,

@@ -99,18 +99,25 @@ def config_from_args(args) -> tuple:
     changes = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
                if f.name not in HANDLED and getattr(args, f.name, None) is not None}
     changes = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
-    overrides = []
-    for item in args.set:
-        field, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"mjxwalk-train: --set needs FIELD=JSON, got {item!r}")
-        try:
-            overrides.append((field, json.loads(value)))
-        except json.JSONDecodeError:
-            overrides.append((field, value))  # a bare string
+    overrides = parse_overrides(args.set)
     if overrides:  # after the resumed run's own, which they amend
         changes["env_overrides"] = config.env_overrides + tuple(overrides)
     return dataclasses.replace(config, **changes), preset
+
+
+def parse_overrides(items: list[str], prog: str = "mjxwalk-train") -> list[tuple[str, object]]:
+    """`--set FIELD=JSON` items as (field, value) env overrides; a value that is not JSON is
+    a bare string."""
+    overrides = []
+    for item in items:
+        field, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"{prog}: --set needs FIELD=JSON, got {item!r}")
+        try:
+            overrides.append((field, json.loads(value)))
+        except json.JSONDecodeError:
+            overrides.append((field, value))
+    return overrides
 
 
 def _run_dir(args) -> Path | None:

@@ -83,12 +83,14 @@ def env_with_fixed_commands(config, pushes: dict | None = None, **commands):
 
     from mjxwalk.training.run import build_env
 
-    overrides = dict(config.env_overrides)
+    # appended, not collapsed into a dict: a field the run set twice (a resume's --set on top
+    # of the first run's) keeps both, merged in order as in training
+    overrides = list(config.env_overrides)
     if pushes is not None:
-        overrides["pushes"] = pushes
-    overrides["commands"] = {**commands, "zero_probability": 0.0, "axis_zero_probability": 0.0,
-                             "resample_period": 1e6}
-    return build_env(dataclasses.replace(config, env_overrides=tuple(overrides.items())))
+        overrides.append(("pushes", pushes))
+    overrides.append(("commands", {**commands, "zero_probability": 0.0,
+                                   "axis_zero_probability": 0.0, "resample_period": 1e6}))
+    return build_env(dataclasses.replace(config, env_overrides=tuple(overrides)))
 
 
 REPORT_MODEL_SEED = 7
