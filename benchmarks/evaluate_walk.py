@@ -29,8 +29,8 @@ from mjxwalk.training.run import load_run
 def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluate.ACCEPTANCE_PUSHES,
          how_trained: str | None = None, overrides: tuple = ()) -> None:
     config, _, make_policy, step, state = load_run(run_dir)
-    config = dataclasses.replace(config, env_overrides=config.env_overrides + tuple(overrides))
-    report = evaluate.walk_report(config, make_policy, state, num_envs=episodes, pushes=pushes)
+    evaluated = dataclasses.replace(config, env_overrides=config.env_overrides + tuple(overrides))
+    report = evaluate.walk_report(evaluated, make_policy, state, num_envs=episodes, pushes=pushes)
     summary = json.loads((run_dir / "summary.json").read_text())
     met = "targets_met" if pushes == evaluate.ACCEPTANCE_PUSHES else "targets_met_without_pushes"
     out = {**({"how_trained": how_trained} if how_trained else {}),

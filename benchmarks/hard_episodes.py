@@ -53,10 +53,13 @@ def main(run_dir: Path, prefix: Path, reports: list[Path], push_paths: list[Path
     config, *_ = load_run(run_dir)
     loaded = {str(p): json.loads(p.read_text()) for p in reports}
     pushes = {str(p): json.loads(p.read_text()) for p in push_paths}
+    num_envs = len(falls_per_episode(loaded, next(iter(evaluate.SCENARIOS))))
+    # episode i meets the same draws in every scenario (tests/training/test_hard_episodes.py)
+    common = episode_draws(config, next(iter(evaluate.SCENARIOS)), num_envs)
     summary = {}
     for scenario in evaluate.SCENARIOS:
         falls = falls_per_episode(loaded, scenario)
-        draws = episode_draws(config, scenario, len(falls))
+        draws = dict(common)
         if pushes and all(scenario in f["scenarios"] for f in pushes.values()):
             draws.update(biggest_kicks(pushes, scenario, len(falls)))
         hardest = np.sort(falls)[::-1][: len(falls) // 10]
