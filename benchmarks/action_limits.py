@@ -4,6 +4,7 @@ after kicks and in the last moments before a fall, and how fast it walks when co
 top of its command range.
 
     python benchmarks/action_limits.py runs/<name> [benchmarks/results/<prefix>] [episodes]
+        [--set FIELD=JSON ...]
 
 Writes <prefix>_action_limits.json: the forward scenario of the walk report (its kicks,
 deterministic actions, 20 s) split into steady walking (no kick in the last `AFTER_S` x 2 and
@@ -12,7 +13,6 @@ then the mean forward speed over the last half of 10 s episodes without kicks at
 at the top of the run's forward command range.
 """
 
-import sys
 from pathlib import Path
 
 import jax
@@ -21,6 +21,8 @@ import numpy as np
 from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
+
+import _cli
 
 AFTER_S = 0.6
 BEFORE_S = 0.6
@@ -62,11 +64,13 @@ def top_speed(config, policy, vx: float, num_envs: int, seconds: float = 10.0) -
             "episodes_with_fall": float(np.mean(np.sum(falls * alive, axis=0) > 0))}
 
 
-def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
-    config, env, make_policy, step, state = load_run(run_dir)
+def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0,
+         overrides: tuple = ()) -> None:
+    config, env, make_policy, step, state = load_run(run_dir, overrides)
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
     top = env.config.commands.vx_range[1]
-    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
+    out = {"run": str(run_dir), "checkpoint_env_steps": step,
+           **_cli.overrides_record(overrides), "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES, "threshold": THRESHOLD,
            "after_kick_s": AFTER_S, "before_fall_s": BEFORE_S,
            "forward_0.3_under_kicks": saturation_under_kicks(config, policy, num_envs, seconds),
@@ -81,5 +85,5 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"),
-         int(sys.argv[3]) if len(sys.argv) > 3 else 128)
+    args, overrides = _cli.parse(_cli.parser(__doc__, 128))
+    main(args.run_dir, args.prefix, args.episodes, overrides=overrides)

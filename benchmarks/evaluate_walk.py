@@ -14,32 +14,31 @@ trained if given, the pushes, scenario results, training summary, versions) and 
 run's learning curve to <prefix>_learning_curve.png.
 """
 
-import argparse
 import dataclasses
 import json
 import shutil
 from pathlib import Path
 
 from mjxwalk import bench, results
-from mjxwalk.cli.train import parse_overrides
 from mjxwalk.training import evaluate
-from mjxwalk.training.run import load_run
+from mjxwalk.training.run import load_run, saved_config
+
+import _cli
 
 
 def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluate.ACCEPTANCE_PUSHES,
          how_trained: str | None = None, overrides: tuple = ()) -> None:
-    config, _, make_policy, step, state = load_run(run_dir)
-    evaluated = dataclasses.replace(config, env_overrides=config.env_overrides + tuple(overrides))
-    report = evaluate.walk_report(evaluated, make_policy, state, num_envs=episodes, pushes=pushes)
+    config, _, make_policy, step, state = load_run(run_dir, overrides)
+    report = evaluate.walk_report(config, make_policy, state, num_envs=episodes, pushes=pushes)
     summary = json.loads((run_dir / "summary.json").read_text())
     met = "targets_met" if pushes == evaluate.ACCEPTANCE_PUSHES else "targets_met_without_pushes"
     out = {**({"how_trained": how_trained} if how_trained else {}),
            "run": str(run_dir), "checkpoint_env_steps": step, "episodes_per_scenario": episodes,
            "pushes": pushes,
            "training": summary,
-           "train_config": dataclasses.asdict(config),
+           "train_config": dataclasses.asdict(saved_config(run_dir)),  # as trained
            "env_config": json.loads((run_dir / "config.json").read_text())["env"],
-           **({"evaluation_env_overrides": [list(o) for o in overrides]} if overrides else {}),
+           **_cli.overrides_record(overrides),
            evaluate.REPORT_KEY: report,
            "targets": evaluate.TARGETS, met: evaluate.check_targets(report),
            "versions": bench.versions()}
@@ -50,16 +49,11 @@ def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluat
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("prefix", type=Path, nargs="?", default=Path("benchmarks/results/walk_cpu"))
-    parser.add_argument("episodes", type=int, nargs="?", default=64)
+    parser = _cli.parser(__doc__, 64)
     parser.add_argument("--no-pushes", action="store_true",
                         help="no kicks in any episode (the report's kicks otherwise)")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
-                        help="evaluate with this env config field changed (after the run's own)")
     parser.add_argument("--how-trained", help="filed first in the JSON: the command and what it changed")
-    args = parser.parse_intermixed_args()  # options may come between the positionals
+    args, overrides = _cli.parse(parser)
     main(args.run_dir, args.prefix, args.episodes,
          {"enabled": False} if args.no_pushes else evaluate.ACCEPTANCE_PUSHES, args.how_trained,
-         tuple(parse_overrides(args.set, "evaluate_walk")))
+         overrides)

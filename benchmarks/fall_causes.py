@@ -2,14 +2,14 @@
 scenarios with pushes off, their falls split by this episode's action delay, IMU delay and
 floor slope (gravity tilt), everything else randomized as in training.
 
-    python benchmarks/fall_causes.py runs/<name> [benchmarks/results/<prefix>]
+    python benchmarks/fall_causes.py runs/<name> [benchmarks/results/<prefix>] [episodes]
+        [--set FIELD=JSON ...]
 
 Writes <prefix>_fall_causes.json. Each scenario lists the episodes that fell; episode i has
 the same seed in every run's file, so `python benchmarks/compare_walk.py A_fall_causes.json
 B_fall_causes.json` pairs two runs episode by episode.
 """
 
-import sys
 from pathlib import Path
 
 import jax
@@ -19,6 +19,8 @@ from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
 from mjxwalk.wrappers import BatchedEnv
+
+import _cli
 
 TILT_BINS_DEG = ((0.0, 1.0), (1.0, 2.0), (2.0, 3.0))
 """Gravity tilt bins, degrees (the default range is 0-0.05 rad, 2.9 degrees)."""
@@ -77,10 +79,12 @@ def summarize(ep: dict) -> dict:
     }
 
 
-def main(run_dir: Path, prefix: Path, num_envs: int = 256, seconds: float = 10.0) -> None:
-    config, _, make_policy, step, state = load_run(run_dir)
+def main(run_dir: Path, prefix: Path, num_envs: int = 256, seconds: float = 10.0,
+         overrides: tuple = ()) -> None:
+    config, _, make_policy, step, state = load_run(run_dir, overrides)
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
-    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
+    out = {"run": str(run_dir), "checkpoint_env_steps": step,
+           **_cli.overrides_record(overrides), "episodes": num_envs,
            "seconds": seconds, "pushes": "off",
            "scenarios": {name: summarize(episodes(config, policy, name, num_envs, seconds))
                          for name in ("forward_0.3", "stand")},
@@ -90,4 +94,5 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 256, seconds: float = 10.0
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"))
+    args, overrides = _cli.parse(_cli.parser(__doc__, 256))
+    main(args.run_dir, args.prefix, args.episodes, overrides=overrides)

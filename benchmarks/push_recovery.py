@@ -3,7 +3,8 @@ stand scenarios, by size, by direction against the torso's heading, by the feet 
 ground, by the gait clock's time to its next touch-down, and how soon and where the first
 step after it landed.
 
-    python benchmarks/push_recovery.py runs/<name> [benchmarks/results/<prefix>]
+    python benchmarks/push_recovery.py runs/<name> [benchmarks/results/<prefix>] [episodes]
+        [--set FIELD=JSON ...]
 
 Writes <prefix>_pushes.json. A push counts as a fall when the episode ends in a fall within
 `FALL_WINDOW_S` after it (the report's falls come 0.5-1 s after a push). Each scenario also
@@ -12,7 +13,6 @@ world-frame kicks follow the episode's seed, not the policy, so two runs' files 
 kick (`python benchmarks/compare_walk.py A_pushes.json B_pushes.json`).
 """
 
-import sys
 from pathlib import Path
 
 import jax
@@ -22,6 +22,8 @@ from mjxwalk import bench, results
 from mjxwalk.envs.walk import catch_targets
 from mjxwalk.training import evaluate, kicks
 from mjxwalk.training.run import load_run
+
+import _cli
 
 FALL_WINDOW_S = 2.0
 
@@ -78,11 +80,13 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
     return rows, frequency
 
 
-def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0) -> None:
-    config, env, make_policy, step, state = load_run(run_dir)
+def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0,
+         overrides: tuple = ()) -> None:
+    config, env, make_policy, step, state = load_run(run_dir, overrides)
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
+           **_cli.overrides_record(overrides),
            "fall_window_s": FALL_WINDOW_S, "kick_columns": kicks.KICK_COLUMNS,
            "scenarios": {name: kicks.summarize(*pushes_and_falls(config, env, policy, name,
                                                                   num_envs, seconds))
@@ -94,4 +98,5 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"))
+    args, overrides = _cli.parse(_cli.parser(__doc__, 128))
+    main(args.run_dir, args.prefix, args.episodes, overrides=overrides)

@@ -290,13 +290,26 @@ def check_contract(run_dir: str | Path, env) -> None:
                       "to load this run")
 
 
-def load_run(run_dir: str | Path):
+def load_run(run_dir: str | Path, env_overrides: tuple = ()):
     """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
-    its config.json and latest checkpoint: for evaluation, rendering and export."""
+    its config.json and latest checkpoint: for evaluation, rendering and export.
+    `env_overrides` ((field, value) pairs, as `--set` gives them) are applied after the
+    run's own, so a policy is evaluated under other conditions than it trained in; one that
+    changes what the policy reads or does (its contract) is refused."""
     run_dir = Path(run_dir)
-    config = saved_config(run_dir)
+    trained = saved_config(run_dir)
+    config = dataclasses.replace(trained, env_overrides=trained.env_overrides + tuple(env_overrides))
     env = build_env(config)
-    check_contract(run_dir, env)
+    try:
+        check_contract(run_dir, env)
+    except ConfigError:
+        if not env_overrides:
+            raise
+        check_contract(run_dir, build_env(trained))  # the run's own config fits: blame the overrides
+        raise ConfigError(f"{run_dir}: the overrides of {', '.join(f for f, _ in env_overrides)} "
+                          "change the policy contract (what the policy reads or does), so the "
+                          "trained policy cannot run under them; override fields that leave the "
+                          "observation and action unchanged") from None
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
     step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
