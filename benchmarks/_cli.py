@@ -7,13 +7,28 @@ from pathlib import Path
 
 from mjxwalk.cli.train import parse_overrides
 
+SCRIPT_FIELDS = ("pushes", "commands")
+"""Env fields each script sets itself for its scenarios (`evaluate.env_with_fixed_commands`):
+a `--set` of them would be overwritten, so it is refused rather than recorded."""
+
+
+def _episodes(text: str) -> int:
+    n = int(text)
+    if n < 2:
+        raise argparse.ArgumentTypeError(f"episodes must be at least 2, got {n}")
+    return n
+
 
 def parser(doc: str, episodes: int) -> argparse.ArgumentParser:
     """run_dir, [prefix], [episodes] and --set; `doc`'s first paragraph describes it."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("run_dir", type=Path)
-    p.add_argument("prefix", type=Path, nargs="?", default=Path("benchmarks/results/walk_cpu"))
-    p.add_argument("episodes", type=int, nargs="?", default=episodes)
+    p.add_argument("run_dir", type=Path, help="the run directory (runs/<name>)")
+    # defaults written out: parse_intermixed_args hides them from %(default)s
+    p.add_argument("prefix", type=Path, nargs="?", default=Path("benchmarks/results/walk_cpu"),
+                   help="where the result files go, <prefix>*.json (default "
+                        "benchmarks/results/walk_cpu)")
+    p.add_argument("episodes", type=_episodes, nargs="?", default=episodes,
+                   help=f"episodes per scenario (default {episodes})")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="evaluate with this env config field changed (after the run's own)")
     return p
@@ -22,7 +37,11 @@ def parser(doc: str, episodes: int) -> argparse.ArgumentParser:
 def parse(p: argparse.ArgumentParser) -> tuple[argparse.Namespace, tuple]:
     """The arguments (options may come between the positionals) and the `--set` overrides."""
     args = p.parse_intermixed_args()
-    return args, tuple(parse_overrides(args.set, p.prog))
+    overrides = tuple(parse_overrides(args.set, p.prog))
+    if fixed := sorted({f for f, _ in overrides if f in SCRIPT_FIELDS}):
+        p.error(f"--set {', '.join(fixed)}: each scenario sets its own kicks and command "
+                "(evaluate_walk.py --no-pushes evaluates without kicks)")
+    return args, overrides
 
 
 def overrides_record(overrides: tuple) -> dict:

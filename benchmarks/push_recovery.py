@@ -84,9 +84,9 @@ def main(run_dir: Path, prefix: Path, num_envs: int = 128, seconds: float = 20.0
          overrides: tuple = ()) -> None:
     config, env, make_policy, step, state = load_run(run_dir, overrides)
     policy = evaluate.policy_fn(make_policy, state, deterministic=True)
-    out = {"run": str(run_dir), "checkpoint_env_steps": step, "episodes": num_envs,
+    out = {"run": str(run_dir), "checkpoint_env_steps": step,
+           **_cli.overrides_record(overrides), "episodes": num_envs,
            "seconds": seconds, "pushes": evaluate.ACCEPTANCE_PUSHES,
-           **_cli.overrides_record(overrides),
            "fall_window_s": FALL_WINDOW_S, "kick_columns": kicks.KICK_COLUMNS,
            "scenarios": {name: kicks.summarize(*pushes_and_falls(config, env, policy, name,
                                                                   num_envs, seconds))

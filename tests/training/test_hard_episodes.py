@@ -28,6 +28,12 @@ def test_reports_that_cannot_be_pooled_are_named():
     old = {"episodes_per_scenario": 8, REPORT_KEY: {"forward_0.3": {"episodes_with_fall": 0.1}}}
     with pytest.raises(ValueError, match="old.json has no list"):
         falls_per_episode({"old.json": old}, "forward_0.3")
+    delays = {**_report([1]), "evaluation_env_overrides": [["latency", {"action_steps": [1, 1]}]]}
+    with pytest.raises(ValueError, match="delays.json evaluated under changed env fields"):
+        falls_per_episode({"a.json": _report([1]), "delays.json": delays}, "forward_0.3")
+    with pytest.raises(ValueError, match="delays_pushes.json evaluated under changed env fields"):
+        biggest_kicks({"delays_pushes.json": {"evaluation_env_overrides": [["latency", {}]]}},
+                      "forward_0.3", 8)
 
 
 def test_relate_finds_the_quantity_that_decides_the_falls():

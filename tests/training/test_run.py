@@ -109,23 +109,29 @@ def test_load_run_rebuilds_the_final_state(smoke_run):
     assert action.shape == (18,)
 
 
-def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run):
+def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run, tmp_path):
     from mjxwalk.training.run import load_run
 
-    trained = load_run(smoke_run.run_dir)[1].config.latency
-    config, env, *_ = load_run(smoke_run.run_dir, (("latency", {"action_steps": [1, 1]}),))
-    assert env.config.latency.action_steps == (1, 1) != trained.action_steps
-    # the rest of the field stays as the run trained it
-    assert env.config.latency.imu_steps == trained.imu_steps
-    assert config.env_overrides[-1] == ("latency", {"action_steps": [1, 1]})
+    run = tmp_path / "run"
+    shutil.copytree(smoke_run.run_dir, run)
+    saved = json.loads((run / "config.json").read_text())
+    own = ["latency", {"action_steps": [0, 0], "imu_steps": [1, 1]}]
+    saved["train"]["env_overrides"] = [own]  # as if the run had trained with --set latency=...
+    (run / "config.json").write_text(json.dumps(saved))
+    ours = ("latency", {"action_steps": [1, 1]})
+    config, env, *_ = load_run(run, (ours,))
+    assert env.config.latency.action_steps == (1, 1)  # ours last: it wins where both set
+    assert env.config.latency.imu_steps == (1, 1)  # and the run's own stays where ours is silent
+    assert config.env_overrides == (tuple(own), ours)
 
 
 def test_load_run_refuses_overrides_that_change_the_policy_contract(smoke_run):
     from mjxwalk.errors import ConfigError
     from mjxwalk.training.run import load_run
 
-    with pytest.raises(ConfigError, match=r"overrides of history_length change the policy contract"):
-        load_run(smoke_run.run_dir, (("history_length", 5),))
+    with pytest.raises(ConfigError, match=r"overrides of latency, history_length change the "
+                                          r"policy contract \(history_length differ\)"):
+        load_run(smoke_run.run_dir, (("latency", {"action_steps": [1, 1]}), ("history_length", 5)))
 
 
 def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):

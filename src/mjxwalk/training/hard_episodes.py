@@ -17,10 +17,18 @@ PUSHED_FORWARD_DEG = 45.0
 `pushed_forward` bin of `benchmarks/push_recovery.py`)."""
 
 
+def _refuse_overridden(files: dict[str, dict]) -> None:
+    """Files evaluated under `--set` met other draws than `episode_draws` gives."""
+    if overridden := [name for name, data in files.items() if data.get("evaluation_env_overrides")]:
+        raise ValueError(f"{', '.join(overridden)} evaluated under changed env fields (--set), so "
+                         "their episodes met other draws than the run's: leave them out")
+
+
 def falls_per_episode(reports: dict[str, dict], scenario: str) -> np.ndarray:
     """In how many of `reports` (name -> walk-report JSON as a dict) each episode of
     `scenario` fell. Raises ValueError naming the reports that cannot be pooled: different
-    episode counts, or a scenario or fall list missing."""
+    episode counts, a scenario or fall list missing, or evaluated under `--set`."""
+    _refuse_overridden(reports)
     counts = {name: r["episodes_per_scenario"] for name, r in reports.items()}
     if len(set(counts.values())) != 1:
         raise ValueError(f"the reports evaluate different episode counts: {counts}")
@@ -39,7 +47,9 @@ def biggest_kicks(push_files: dict[str, dict], scenario: str, num_envs: int) -> 
     the kicks any of `push_files` (name -> push file as a dict) saw; a file stops listing an
     episode's kicks at its fall. Kick times follow the seed, but the sizes and angles a file
     measures (the root's velocity jump, against the torso's heading) also hold the robot's
-    own motion, so each kick takes the mean size and the median angle over the files."""
+    own motion, so each kick takes the mean size and the median angle over the files.
+    Raises ValueError naming files evaluated under `--set`."""
+    _refuse_overridden(push_files)
     seen: dict[tuple[int, int], list[tuple[float, float]]] = {}
     for data in push_files.values():
         col = {name: data["kick_columns"].index(name)

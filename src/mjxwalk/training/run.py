@@ -269,6 +269,13 @@ def saved_config(run_dir: str | Path) -> TrainConfig:
         raise ConfigError(f"{path}: not a run's config ({type(e).__name__}: {e})") from None
 
 
+def contract_changes(a, b) -> list[str]:
+    """Names of the `PolicyContract` fields in which contracts `a` and `b` differ."""
+    if a.hash == b.hash:
+        return []
+    return [f.name for f in dataclasses.fields(a) if getattr(a, f.name) != getattr(b, f.name)]
+
+
 def check_contract(run_dir: str | Path, env) -> None:
     """Raise ConfigError if the contract a run last trained with (its contract.json) is not
     `env`'s, the one its config gives now: its robot spec (an action scale, a joint
@@ -279,11 +286,9 @@ def check_contract(run_dir: str | Path, env) -> None:
     path = Path(run_dir) / "contract.json"
     if not path.exists():
         return
-    saved, contract = PolicyContract.from_json(path.read_text()), env.contract
-    if saved.hash == contract.hash:
+    changed = contract_changes(PolicyContract.from_json(path.read_text()), env.contract)
+    if not changed:
         return
-    changed = [f.name for f in dataclasses.fields(PolicyContract)
-               if getattr(saved, f.name) != getattr(contract, f.name)]
     raise ConfigError(f"{path}: the run trained with a policy contract that its config no "
                       f"longer gives ({', '.join(changed)} differ): the robot spec "
                       f"{env.robot.spec_path} or mjxwalk's defaults changed since. Restore them "
@@ -300,16 +305,14 @@ def load_run(run_dir: str | Path, env_overrides: tuple = ()):
     trained = saved_config(run_dir)
     config = dataclasses.replace(trained, env_overrides=trained.env_overrides + tuple(env_overrides))
     env = build_env(config)
-    try:
-        check_contract(run_dir, env)
-    except ConfigError:
-        if not env_overrides:
-            raise
-        check_contract(run_dir, build_env(trained))  # the run's own config fits: blame the overrides
-        raise ConfigError(f"{run_dir}: the overrides of {', '.join(f for f, _ in env_overrides)} "
-                          "change the policy contract (what the policy reads or does), so the "
-                          "trained policy cannot run under them; override fields that leave the "
-                          "observation and action unchanged") from None
+    own = build_env(trained) if env_overrides else env
+    check_contract(run_dir, own)
+    if changed := contract_changes(own.contract, env.contract):
+        fields = ", ".join(dict.fromkeys(f for f, _ in env_overrides))
+        raise ConfigError(f"{run_dir}: the overrides of {fields} change the policy contract "
+                          f"({', '.join(changed)} differ), so the trained policy cannot run "
+                          "under them; override only fields that leave what the policy reads "
+                          "and does unchanged")
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
     step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
