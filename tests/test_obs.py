@@ -9,8 +9,8 @@ from mjxwalk.errors import ContractError
 from test_contract import make as make_contract
 
 
-def contract(history=2, gait=True):
-    blocks = obs.make_blocks(2, gait_phase=gait)
+def contract(history=2, gait=True, latency=False):
+    blocks = obs.make_blocks(2, gait_phase=gait, action_latency=latency)
     return make_contract(obs_blocks=blocks, history_length=history)
 
 
@@ -19,7 +19,8 @@ def readings(rng, xp=np):
     return {"gyro": xp.asarray(rng.normal(size=3)), "orientation": xp.asarray(q / np.linalg.norm(q)),
             "joint_pos": xp.asarray(rng.normal(size=2)), "joint_vel": xp.asarray(rng.normal(size=2)),
             "last_action": xp.asarray(rng.normal(size=2)), "command": xp.asarray(rng.normal(size=3)),
-            "gait_phase": xp.asarray(rng.uniform(0, 6.28))}
+            "gait_phase": xp.asarray(rng.uniform(0, 6.28)),
+            "action_latency": xp.asarray(rng.uniform(0, 2))}
 
 
 def test_gravity_upright_and_tilted():
@@ -33,7 +34,7 @@ def test_gravity_upright_and_tilted():
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_numpy_and_jax_build_the_same_frame(seed):
-    c = contract()
+    c = contract(latency=True)
     rng = np.random.default_rng(seed)
     r = readings(rng)
     f_np = obs.frame(c, r, xp=np)
@@ -52,6 +53,21 @@ def test_frame_layout_follows_contract():
     np.testing.assert_allclose(f[c.block_slice("joint_vel")], 0.05 * r["joint_vel"])
     np.testing.assert_allclose(f[c.block_slice("gait_phase")],
                                [np.cos(r["gait_phase"]), np.sin(r["gait_phase"])])
+
+
+def test_action_latency_block_only_when_asked_for_and_last():
+    """Appended after every other block, so a contract without it keeps the layout that
+    trained policies were built on."""
+    without, with_latency = obs.make_blocks(2, gait_phase=True), obs.make_blocks(
+        2, gait_phase=True, action_latency=True)
+    assert "action_latency" not in [b.name for b in without]
+    assert with_latency[:-1] == without
+    assert (with_latency[-1].name, with_latency[-1].size) == ("action_latency", 1)
+    c = contract(latency=True)
+    r = readings(np.random.default_rng(1))
+    f = obs.frame(c, r)
+    assert f.shape == (contract().frame_size + 1,)
+    assert f[-1] == pytest.approx(float(r["action_latency"]))
 
 
 def test_history_is_newest_first():

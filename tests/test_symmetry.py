@@ -124,15 +124,24 @@ def test_asymmetric_default_pose_is_refused(kidbot):
         symmetry.check_default_pose(m, pose, kidbot.joint_names)
 
 
-def test_frame_mirror_follows_the_block_layout(walk_env):
+@pytest.mark.parametrize("latency", [False, True])
+def test_frame_mirror_follows_the_block_layout(walk_env, latency):
+    """The action latency, when observed, is the same for the mirrored robot."""
+    import dataclasses
+
+    from mjxwalk.contract import ObsBlock
+
     contract = walk_env.contract
+    if latency:
+        contract = dataclasses.replace(
+            contract, obs_blocks=contract.obs_blocks + (ObsBlock("action_latency", 1, 1.0),))
     joints = walk_env.mirror.action
     frame = symmetry.frame_mirror(contract, joints)
     assert frame.size == contract.frame_size and frame.is_involution()
     readings = {"gyro": np.array([0.1, 0.2, 0.3]), "orientation": np.array([1.0, 0.0, 0.0, 0.0]),
                 "joint_pos": np.asarray(contract.default_pose) + np.linspace(-0.2, 0.2, 18),
                 "joint_vel": np.linspace(-1, 1, 18), "last_action": np.linspace(0, 1, 18),
-                "command": np.array([0.3, 0.1, 0.5]), "gait_phase": 0.7}
+                "command": np.array([0.3, 0.1, 0.5]), "gait_phase": 0.7, "action_latency": 1.25}
     mirrored = frame.apply(obs.frame(contract, readings))
     expected = obs.frame(contract, {
         **readings, "gyro": np.array([-0.1, 0.2, -0.3]),

@@ -132,6 +132,8 @@ class Noise:
     """rad/s."""
     gravity: float = 0.03
     """unit vector components."""
+    action_latency: float = 0.1
+    """control periods (the runner's timing of its own loop jitters)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,6 +252,11 @@ class WalkConfig:
     step sooner than the clock would let it. 0: no such action, the clock is fixed. At 0.5
     the kidbot recipe run kept its clock within 1.48-1.56 Hz after every kick and fell more
     (benchmarks/results/walk_cpu_recipe_clock_span_05.json)."""
+    observe_action_latency: bool = False
+    """Give the actor this episode's action delay (`latency.action_steps` plus substeps, in
+    control periods), which the robot's runner measures from its own loop timing. The falls
+    under kicks follow the delay (docs/walk_runs.md), and three history frames show it only
+    indirectly."""
     obs_scales: tuple[tuple[str, float], ...] = ()
     """(block, scale) pairs replacing `mjxwalk.obs.DEFAULT_SCALES` entries."""
     commands: CommandConfig = CommandConfig()

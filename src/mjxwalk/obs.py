@@ -25,21 +25,24 @@ BLOCKS = {
     "last_action": "the previous action, as output by the policy",
     "command": "velocity command (vx, vy, yaw_rate)",
     "gait_phase": "cos and sin of the gait clock phase",
+    "action_latency": "control periods from the readings to the action reaching the servos",
 }
 """Every block an observation frame can hold; readings use these names."""
 
 DEFAULT_SCALES = {"gyro": 0.25, "gravity": 1.0, "joint_pos": 1.0, "joint_vel": 0.05,
-                  "last_action": 1.0, "command": 1.0, "gait_phase": 1.0}
+                  "last_action": 1.0, "command": 1.0, "gait_phase": 1.0, "action_latency": 1.0}
 """Scales that keep every block of order one for a kid-size robot."""
 
 
-def make_blocks(nu: int, gait_phase: bool, scales: Mapping[str, float] | None = None
-                ) -> tuple[ObsBlock, ...]:
-    """The standard actor frame layout for a robot with `nu` actuated joints."""
+def make_blocks(nu: int, gait_phase: bool, scales: Mapping[str, float] | None = None,
+                action_latency: bool = False) -> tuple[ObsBlock, ...]:
+    """The standard actor frame layout for a robot with `nu` actuated joints; the optional
+    blocks (gait phase, action latency) where asked for."""
     scales = {**DEFAULT_SCALES, **(scales or {})}
     sizes = {"gyro": 3, "gravity": 3, "joint_pos": nu, "joint_vel": nu, "last_action": nu,
-             "command": len(COMMAND_NAMES), "gait_phase": 2}
-    names = [n for n in BLOCKS if gait_phase or n != "gait_phase"]
+             "command": len(COMMAND_NAMES), "gait_phase": 2, "action_latency": 1}
+    wanted = {"gait_phase": gait_phase, "action_latency": action_latency}
+    names = [n for n in BLOCKS if wanted.get(n, True)]
     return tuple(ObsBlock(n, sizes[n], float(scales[n])) for n in names)
 
 
@@ -55,7 +58,9 @@ def frame(contract: PolicyContract, readings: Mapping, xp=np):
 
     readings: 'gyro' (3), 'orientation' (quaternion w, x, y, z of the IMU in the world),
     'joint_pos' (absolute angles, policy order), 'joint_vel', 'last_action', 'command' (3),
-    and 'gait_phase' (the clock angle in rad) when the contract has that block.
+    'gait_phase' (the clock angle in rad) and 'action_latency' (control periods from the
+    readings to the goal positions reaching the servos; the runner times its own loop) when
+    the contract has those blocks.
     """
     values = {
         "gyro": lambda: readings["gyro"],
@@ -67,6 +72,7 @@ def frame(contract: PolicyContract, readings: Mapping, xp=np):
         "command": lambda: readings["command"],
         "gait_phase": lambda: xp.stack([xp.cos(readings["gait_phase"]),
                                         xp.sin(readings["gait_phase"])]),
+        "action_latency": lambda: readings["action_latency"],
     }
     parts = []
     for block in contract.obs_blocks:

@@ -151,7 +151,7 @@ def sample_episode(rng: jax.Array, nu: int, no_load_speed: jax.Array, sensors: S
 def frame_noise(rng: jax.Array, contract: PolicyContract, noise: Noise) -> jax.Array:
     """Uniform noise for one observation frame, per block, in the policy's (scaled) units."""
     amplitude = {"joint_pos": noise.joint_pos, "joint_vel": noise.joint_vel, "gyro": noise.gyro,
-                 "gravity": noise.gravity}
+                 "gravity": noise.gravity, "action_latency": noise.action_latency}
     parts = [jnp.full(b.size, amplitude.get(b.name, 0.0) * b.scale * noise.level)
              for b in contract.obs_blocks]
     scale = jnp.concatenate(parts)

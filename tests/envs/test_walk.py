@@ -88,7 +88,7 @@ def test_observation_equals_numpy_build_from_c_sensors(walk_env):
     dx = jax.jit(mjx.forward)(walk_env.mjx_model, mjx.put_data(m, d))
     action = jnp.linspace(-0.5, 0.5, walk_env.action_size)
     command, phase = jnp.array([0.3, 0.0, 0.2]), jnp.array(1.0)
-    env_frame = walk_env._frame(walk_env.mjx_model, dx, action, command, phase)
+    env_frame = walk_env._frame(walk_env.mjx_model, dx, action, command, phase, 0.0)
     i = walk_env.index
     readings = {"gyro": d.sensordata[i.gyro_adr:i.gyro_adr + 3],
                 "orientation": d.sensordata[i.orientation_adr:i.orientation_adr + 4],
@@ -315,3 +315,27 @@ def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     expected = env.config.rewards.action_rate * (
         float(jnp.sum(joints ** 2)) + np.clip(np.asarray(rates), -1, 1) ** 2)
     np.testing.assert_allclose(first_rate_penalty, expected, rtol=1e-5)
+
+
+def test_an_observed_action_latency_is_the_episodes_delay(kidbot):
+    """With `observe_action_latency` the last value of every frame is the episode's drawn
+    action delay in control periods: exact for the critic, within the noise for the actor."""
+    import dataclasses
+
+    from mjxwalk.config import WalkConfig
+
+    env = mjxwalk.make_env("walk", kidbot,
+                           config=dataclasses.replace(WalkConfig(), observe_action_latency=True))
+    assert env.contract.obs_blocks[-1].name == "action_latency"
+    n, frame = 64, env.contract.frame_size
+    state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(3), n))
+    p = state.info["walk"].params
+    delay = np.asarray(p.action_delay + p.action_delay_substeps / env.n_substeps)
+    # kidbot's defaults draw 0-1 periods plus 0-3 of 4 substeps: 8 values, all in 64 episodes
+    assert len(np.unique(delay)) == 8
+    np.testing.assert_allclose(np.asarray(state.obs["privileged_state"][:, frame - 1]), delay,
+                               atol=1e-6)
+    actor = np.asarray(state.obs["state"][:, frame - 1])
+    noise = WalkConfig().noise.action_latency
+    assert np.all(np.abs(actor - delay) <= noise + 1e-6)
+    assert np.std(actor - delay) > noise / 10  # the noise is there, not just allowed

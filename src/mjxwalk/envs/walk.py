@@ -120,7 +120,8 @@ class WalkEnv(brax_base.Env):
             torque_limit=tuple(robot.array("torque_limit")),
             velocity_limit=tuple(robot.array("velocity_limit")),
             control_period=robot.control_period,
-            obs_blocks=obs.make_blocks(robot.nu, config.gait_phase, dict(config.obs_scales)),
+            obs_blocks=obs.make_blocks(robot.nu, config.gait_phase, dict(config.obs_scales),
+                                       action_latency=config.observe_action_latency),
             history_length=config.history_length,
             command_names=obs.COMMAND_NAMES,
             command_low=config.commands.low,
@@ -492,14 +493,20 @@ class WalkEnv(brax_base.Env):
         imu = self._imu(model, data)
         return jnp.concatenate([imu["gyro"], imu["orientation"]])
 
-    def readings(self, model: mjx.Model, data: mjx.Data, last_action, command, phase
-                 ) -> dict[str, jax.Array]:
+    def readings(self, model: mjx.Model, data: mjx.Data, last_action, command, phase,
+                 action_latency) -> dict[str, jax.Array]:
         """What a perfect robot would measure, in the names `mjxwalk.obs.frame` expects."""
         imu = self._imu(model, data)
         return {"gyro": imu["gyro"], "orientation": imu["orientation"],
                 "joint_pos": data.qpos[self.index.qpos_adr],
                 "joint_vel": data.qvel[self.index.dof_adr],
-                "last_action": last_action, "command": command, "gait_phase": phase}
+                "last_action": last_action, "command": command, "gait_phase": phase,
+                "action_latency": action_latency}
+
+    def action_latency(self, params: randomize.EpisodeParams) -> jax.Array:
+        """This episode's action delay in control periods, whole periods plus substeps."""
+        return (params.action_delay + params.action_delay_substeps / self.n_substeps
+                ).astype(jnp.float32)
 
     def measured_readings(self, model: mjx.Model, data: mjx.Data, info: WalkInfo, last_action,
                           command, phase):
@@ -509,7 +516,7 @@ class WalkEnv(brax_base.Env):
         imu = info.imu[p.imu_delay]
         gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
         orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
-        readings = self.readings(model, data, last_action, command, phase)
+        readings = self.readings(model, data, last_action, command, phase, self.action_latency(p))
         return {**readings, "gyro": gyro, "orientation": orientation,
                 "joint_pos": readings["joint_pos"] + p.servo.joint_offset}
 
@@ -520,10 +527,10 @@ class WalkEnv(brax_base.Env):
         frame = frame.at[gravity].add(info.params.gravity_bias * scale)
         return frame + randomize.frame_noise(rng, self.contract, self.config.noise)
 
-    def _frame(self, model, data, last_action, command, phase):
+    def _frame(self, model, data, last_action, command, phase, action_latency):
         """The noise-free frame of a perfect robot (the critic's view)."""
-        return obs.frame(self.contract, self.readings(model, data, last_action, command, phase),
-                         xp=jnp)
+        readings = self.readings(model, data, last_action, command, phase, action_latency)
+        return obs.frame(self.contract, readings, xp=jnp)
 
     def _privileged(self, model, data, info: WalkInfo, last_action, command, phase, contact, force):
         """Critic-only: the clean frame plus what the robot cannot measure."""
@@ -532,14 +539,14 @@ class WalkEnv(brax_base.Env):
         torso = data.xpos[idx.torso_body]
         p = info.params
         return jnp.concatenate([
-            self._frame(model, data, last_action, command, phase), lin_vel, ang_vel * 0.25,
+            self._frame(model, data, last_action, command, phase, self.action_latency(p)),
+            lin_vel, ang_vel * 0.25,
             jnp.mean(info.yaw_rates, keepdims=True),
             (torso[2:3] - self.ground_height(torso[:2])) / self._torso_height,
             contact.astype(jnp.float32), force / self._weight, info.feet_air_time,
             model.geom_friction[idx.floor, :1],
             (model.body_mass[idx.torso_body:idx.torso_body + 1] - self._torso_mass),
-            jnp.stack([p.action_delay + p.action_delay_substeps / self.n_substeps,
-                       p.imu_delay]).astype(jnp.float32),
+            jnp.stack([self.action_latency(p), p.imu_delay.astype(jnp.float32)]),
             data.qfrc_actuator[idx.dof_adr] / self._torque_limit,
             info.last_clock,
         ])
