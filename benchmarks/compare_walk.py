@@ -7,7 +7,7 @@ kicks in every file).
     python benchmarks/compare_walk.py benchmarks/results/<a>_fall_causes.json benchmarks/results/<b>_fall_causes.json
 
 Prints, per scenario, the episodes (or kicks) only one of them fell in, and the exact
-McNemar p-value. It refuses, naming the problem, files of different kinds, scenarios,
+McNemar p-value, and the `--set` overrides either file was evaluated under. It refuses, naming the problem, files of different kinds, scenarios,
 episode counts or pushes; files written before the fallen episodes or the kick lists were
 recorded cannot be paired: evaluate the run again.
 """

@@ -144,6 +144,10 @@ def test_compare_files_dispatches_on_the_kind_and_refuses_mixed_kinds():
     assert compare_files(_push_file([(0, 3, True)]), _push_file([(0, 3, False)]))[
         "forward_0.3"]["only_a"] == 1
     assert compare_files(_fall_cause_file([2]), _fall_cause_file([]))["forward_0.3"]["only_a"] == 1
+    assert "evaluated_under" not in compare_files(_file([0]), _file([0]))
+    under = {**_file([0]), "evaluation_env_overrides": [["latency", {"action_steps": [0, 1]}]]}
+    assert compare_files(_file([0]), under)["evaluated_under"] == {
+        "a": [], "b": [["latency", {"action_steps": [0, 1]}]]}
     with pytest.raises(ValueError, match="a walk report and a push file cannot be paired"):
         compare_files(_file([0]), _push_file([]))
     with pytest.raises(ValueError, match="not a file of benchmarks/evaluate_walk.py"):

@@ -143,9 +143,14 @@ COMPARE = {"walk report": compare_walk_files, "push file": compare_push_files,
 
 def compare_files(a: dict, b: dict) -> dict:
     """Pair two evaluation files of the same kind (`file_kind`): `{"kind": ..., scenario:
-    paired_fall_test and the two fall shares or kick counts, ...}`. Raises ValueError,
-    naming the problem, for files of different kinds or that cannot be paired."""
+    paired_fall_test and the two fall shares or kick counts, ...}`, and `"evaluated_under"`
+    (each file's `evaluation_env_overrides`, from `--set`) where either has some: those
+    change what the episodes draw unless they only undo a run's own training change, which
+    the reader has to judge. Raises ValueError, naming the problem, for files of different
+    kinds or that cannot be paired."""
     kind_a, kind_b = file_kind(a), file_kind(b)
     if kind_a != kind_b:
         raise ValueError(f"a {kind_a} and a {kind_b} cannot be paired: give two of one kind")
-    return {"kind": kind_a, **COMPARE[kind_a](a, b)}
+    overrides = {name: f.get("evaluation_env_overrides", []) for name, f in (("a", a), ("b", b))}
+    shown = {"evaluated_under": overrides} if any(overrides.values()) else {}
+    return {"kind": kind_a, **shown, **COMPARE[kind_a](a, b)}
