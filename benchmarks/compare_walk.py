@@ -4,12 +4,13 @@ kicks in every file).
 
     python benchmarks/compare_walk.py benchmarks/results/<a>.json benchmarks/results/<b>.json
     python benchmarks/compare_walk.py benchmarks/results/<a>_pushes.json benchmarks/results/<b>_pushes.json
-    python benchmarks/compare_walk.py benchmarks/results/<a>_fall_causes.json benchmarks/results/<b>_fall_causes.json
+    python benchmarks/compare_walk.py benchmarks/results/<a>_fall_causes.json \
+        benchmarks/results/<b>_fall_causes.json
 
-Prints, per scenario, the episodes (or kicks) only one of them fell in, and the exact
-McNemar p-value, and the `--set` overrides either file was evaluated under. It refuses, naming the problem, files of different kinds, scenarios,
-episode counts or pushes; files written before the fallen episodes or the kick lists were
-recorded cannot be paired: evaluate the run again.
+Prints, per scenario, the episodes (or kicks) only one of them fell in, the exact McNemar
+p-value, and the `--set` overrides either file was evaluated under. It refuses, naming the
+problem, files of different kinds, scenarios, episode counts or pushes; files written before
+the fallen episodes or the kick lists were recorded cannot be paired: evaluate the run again.
 """
 
 import json

@@ -13,6 +13,21 @@ def test_override_nested_and_tuples():
     assert WalkConfig().rewards.alive == 0.5  # defaults untouched
 
 
+@pytest.mark.parametrize("changes,message", [
+    ({"observe_action_latency": "False"}, r"WalkConfig.observe_action_latency is true or false .*'False'"),
+    ({"pushes": {"enabled": 1}}, r"Pushes.enabled is true or false"),
+    ({"episode_length": "100"}, r"WalkConfig.episode_length is a number, got '100'"),
+    ({"rewards": {"alive": True}}, r"RewardScales.alive is a number"),
+])
+def test_override_refuses_values_of_the_wrong_kind(changes, message):
+    """`--set` keeps text that is not JSON as a string: 'False' must not switch a flag on."""
+    with pytest.raises(ConfigError, match=message):
+        override(WalkConfig(), **changes)
+    # what JSON gives for these fields is taken, an int for a float too
+    c = override(WalkConfig(), observe_action_latency=True, episode_length=100, rewards={"alive": 1})
+    assert c.observe_action_latency is True and c.rewards.alive == 1
+
+
 def test_unknown_field_suggests():
     with pytest.raises(ConfigError, match="no field 'terain'.*did you mean 'terrain'"):
         override(WalkConfig(), terain="rough")

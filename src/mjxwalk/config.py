@@ -90,6 +90,10 @@ class SensorRandomization:
     """Constant gyro offset per axis, rad/s."""
     gravity_bias: Range = (-0.03, 0.03)
     """Constant offset of the gravity direction per axis."""
+    action_latency_error: Range = (-0.25, 0.25)
+    """Constant error of the action latency the policy is told, control periods (with
+    `observe_action_latency`): the runner times its own loop, not the servo's side of the
+    delay, and the simulated delay takes only quarter-period steps."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -353,7 +357,7 @@ def without_randomization(config: WalkConfig) -> WalkConfig:
     return dataclasses.replace(
         config,
         randomization=dataclasses.replace(config.randomization, enabled=False),
-        sensors=SensorRandomization(None, None, None, None),
+        sensors=SensorRandomization(None, None, None, None, None),
         servo=ServoModel(torque_speed=False, velocity_limit=False, no_load_speed_scale=None,
                          backlash=None),
         latency=Latency((0, 0), (0, 0), (0, 0)),
@@ -361,6 +365,16 @@ def without_randomization(config: WalkConfig) -> WalkConfig:
         pushes=dataclasses.replace(config.pushes, enabled=False),
         curriculum=dataclasses.replace(config.curriculum, enabled=False),
     )
+
+
+def _check_kind(owner: str, name: str, current: Any, value: Any) -> None:
+    """Refuse a value of the wrong kind for a flag or a number: `--set` keeps text that is
+    not JSON as a string, and the string 'False' is true."""
+    if isinstance(current, bool) and not isinstance(value, bool):
+        raise ConfigError(f"{owner}.{name} is true or false (JSON: true, false), got {value!r}")
+    if (isinstance(current, (int, float)) and not isinstance(current, bool)
+            and (isinstance(value, bool) or not isinstance(value, (int, float)))):
+        raise ConfigError(f"{owner}.{name} is a number, got {value!r}")
 
 
 def override(config: Any, **changes: Any) -> Any:
@@ -373,6 +387,7 @@ def override(config: Any, **changes: Any) -> Any:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{type(config).__name__} has no field {name!r}{hint}")
         current = getattr(config, name)
+        _check_kind(type(config).__name__, name, current, value)
         if dataclasses.is_dataclass(current) and isinstance(value, dict):
             value = override(current, **value)
         elif isinstance(current, tuple) and isinstance(value, list):

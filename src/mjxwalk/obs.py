@@ -25,7 +25,8 @@ BLOCKS = {
     "last_action": "the previous action, as output by the policy",
     "command": "velocity command (vx, vy, yaw_rate)",
     "gait_phase": "cos and sin of the gait clock phase",
-    "action_latency": "control periods from the readings to the action reaching the servos",
+    "action_latency": "control periods from reading the sensors to the goal positions going "
+                      "out on the servo bus, as the runner times its own loop",
 }
 """Every block an observation frame can hold; readings use these names."""
 

@@ -117,6 +117,8 @@ class EpisodeParams:
     """Further physics substeps of action delay."""
     imu_delay: jax.Array
     """Control periods the IMU reading lags."""
+    action_latency_error: jax.Array
+    """Constant error of the action latency the policy is told, control periods."""
 
 
 def _maybe(rng, bounds, shape=()):
@@ -145,6 +147,8 @@ def sample_episode(rng: jax.Array, nu: int, no_load_speed: jax.Array, sensors: S
         action_delay_substeps=jax.random.randint(next(k), (), latency.action_substeps[0],
                                                  latency.action_substeps[1] + 1),
         imu_delay=jax.random.randint(next(k), (), latency.imu_steps[0], latency.imu_steps[1] + 1),
+        # drawn last, from a key no earlier draw used: older runs' episodes stay the same
+        action_latency_error=_maybe(next(k), sensors.action_latency_error),
     )
 
 

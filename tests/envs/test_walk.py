@@ -319,13 +319,14 @@ def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
 
 def test_an_observed_action_latency_is_the_episodes_delay(kidbot):
     """With `observe_action_latency` the last value of every frame is the episode's drawn
-    action delay in control periods: exact for the critic, within the noise for the actor."""
+    action delay in control periods: exact for the critic; for the actor off by the
+    episode's constant timing error, and by the frame's noise."""
     import dataclasses
 
     from mjxwalk.config import WalkConfig
 
-    env = mjxwalk.make_env("walk", kidbot,
-                           config=dataclasses.replace(WalkConfig(), observe_action_latency=True))
+    config = dataclasses.replace(WalkConfig(), observe_action_latency=True)
+    env = mjxwalk.make_env("walk", kidbot, config=config)
     assert env.contract.obs_blocks[-1].name == "action_latency"
     n, frame = 64, env.contract.frame_size
     state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(3), n))
@@ -335,7 +336,9 @@ def test_an_observed_action_latency_is_the_episodes_delay(kidbot):
     assert len(np.unique(delay)) == 8
     np.testing.assert_allclose(np.asarray(state.obs["privileged_state"][:, frame - 1]), delay,
                                atol=1e-6)
-    actor = np.asarray(state.obs["state"][:, frame - 1])
-    noise = WalkConfig().noise.action_latency
-    assert np.all(np.abs(actor - delay) <= noise + 1e-6)
-    assert np.std(actor - delay) > noise / 10  # the noise is there, not just allowed
+    error = np.asarray(p.action_latency_error)
+    low, high = config.sensors.action_latency_error
+    assert np.all((error >= low) & (error <= high)) and np.std(error) > (high - low) / 10
+    noise = np.asarray(state.obs["state"][:, frame - 1]) - delay - error
+    assert np.all(np.abs(noise) <= config.noise.action_latency + 1e-6)
+    assert np.std(noise) > config.noise.action_latency / 10  # the noise is there, not just allowed

@@ -150,9 +150,8 @@ def test_a_budgeted_resume_is_told_of_the_switch_only_before_it(tmp_path):
 
 
 def test_cpu_preset_is_the_recipe_the_walk_runs_measured():
-    """The README's figures for the cpu preset come from runs of the one-command recipe; the
-    preset must stay the config such a run recorded (its env change and budget aside), or
-    those figures no longer describe it."""
+    """The README's figures for the cpu preset come from a run of the one-command recipe; the
+    preset must stay the config that run recorded, or those figures no longer describe it."""
     import dataclasses
     import json
     from pathlib import Path

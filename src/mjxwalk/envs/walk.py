@@ -511,14 +511,16 @@ class WalkEnv(brax_base.Env):
     def measured_readings(self, model: mjx.Model, data: mjx.Data, info: WalkInfo, last_action,
                           command, phase):
         """What this episode's robot measures: delayed, misaligned, biased IMU; encoders off
-        by their zero error (noise is added to the frame, per block)."""
+        by their zero error; its loop's latency timed with an error (noise is added to the
+        frame, per block)."""
         p = info.params
         imu = info.imu[p.imu_delay]
         gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
         orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
         readings = self.readings(model, data, last_action, command, phase, self.action_latency(p))
         return {**readings, "gyro": gyro, "orientation": orientation,
-                "joint_pos": readings["joint_pos"] + p.servo.joint_offset}
+                "joint_pos": readings["joint_pos"] + p.servo.joint_offset,
+                "action_latency": readings["action_latency"] + p.action_latency_error}
 
     def _actor_frame(self, model, data, info: WalkInfo, last_action, command, phase, rng):
         readings = self.measured_readings(model, data, info, last_action, command, phase)
