@@ -46,6 +46,9 @@ def test_unknown_field_suggests():
     ({"gait_frequency_span": 1.5}, "gait_frequency_span must be >= 0 and below gait_frequency"),
     ({"gait_frequency_span": -0.1}, "gait_frequency_span must be >= 0"),
     ({"gait_phase": False, "gait_frequency_span": 0.5}, "gait_frequency_span needs gait_phase"),
+    ({"pushes": {"angular_velocity": -1.0}}, r"pushes.angular_velocity must be >= 0 rad/s"),
+    ({"pushes": {"velocity": [0.5, 0.1]}}, r"pushes.velocity must be \(low, high\)"),
+    ({"pushes": {"interval": [0.0, 2.0]}}, r"pushes.interval must be \(low, high\) s with 0 < low"),
 ])
 def test_invalid_values(changes, message):
     with pytest.raises(ConfigError, match=message):

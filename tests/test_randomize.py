@@ -192,3 +192,20 @@ def test_push_changes_base_velocity_by_the_configured_amount(nominal_env):
         np.testing.assert_array_equal(pushed.qvel[2:], state.data.qvel[2:])
         sizes.append(np.linalg.norm(change))
     assert 0.1 - 1e-6 <= min(sizes) and max(sizes) <= 0.5 + 1e-6
+
+
+def test_turning_kick_spins_the_torso_within_its_bound(nominal_env):
+    state = jax.jit(nominal_env.reset)(jax.random.PRNGKey(7))
+    spins = []
+    for k in jax.random.split(jax.random.PRNGKey(8), 64):
+        shoved, shove = randomize.apply_push(state.data, k, (0.1, 0.5))
+        pushed, kick = randomize.apply_push(state.data, k, (0.1, 0.5), angular_velocity=1.0)
+        # the same shove as without the option, so runs without it keep their streams
+        np.testing.assert_array_equal(kick, shove)
+        np.testing.assert_array_equal(pushed.qvel[0:3], shoved.qvel[0:3])
+        np.testing.assert_array_equal(pushed.qvel[6:], state.data.qvel[6:])
+        spins.append(np.asarray(pushed.qvel[3:6] - state.data.qvel[3:6]))
+    spins = np.stack(spins)
+    assert np.abs(spins).max() <= 1.0 + 1e-6
+    # uniform in +-1 on each axis: 64 draws reach past 0.8 both ways with near certainty
+    assert np.all(spins.max(axis=0) > 0.8) and np.all(spins.min(axis=0) < -0.8)

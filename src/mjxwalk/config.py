@@ -150,6 +150,10 @@ class Pushes:
     """Seconds between kicks."""
     velocity: tuple[float, float] = (0.1, 0.5)
     """Size of the horizontal velocity change, m/s, in a random direction."""
+    angular_velocity: float = 0.0
+    """Largest change of the torso's angular velocity about each of its own axes with every
+    kick, rad/s, drawn uniformly in plus or minus this (ToddlerBot kicks with 1.0); 0 kicks
+    horizontally only and leaves the random streams as they were without the option."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -339,6 +343,11 @@ class WalkConfig:
             (self.swing_height >= 0, "swing_height must be >= 0"),
             (self.catch_step_window >= 0, "catch_step_window must be >= 0 s"),
             (self.catch_step_sigma > 0, "catch_step_sigma must be > 0"),
+            (0 <= self.pushes.velocity[0] <= self.pushes.velocity[1],
+             "pushes.velocity must be (low, high) m/s with 0 <= low <= high"),
+            (0 < self.pushes.interval[0] <= self.pushes.interval[1],
+             "pushes.interval must be (low, high) s with 0 < low <= high"),
+            (self.pushes.angular_velocity >= 0, "pushes.angular_velocity must be >= 0 rad/s"),
             (0 <= self.commands.zero_probability <= 1, "commands.zero_probability must be in [0, 1]"),
             (0 <= self.commands.axis_zero_probability <= 1,
              "commands.axis_zero_probability must be in [0, 1]"),

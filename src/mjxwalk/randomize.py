@@ -162,10 +162,18 @@ def frame_noise(rng: jax.Array, contract: PolicyContract, noise: Noise) -> jax.A
     return scale * jax.random.uniform(rng, scale.shape, minval=-1.0, maxval=1.0)
 
 
-def apply_push(data: mjx.Data, rng: jax.Array, velocity: tuple[float, float]) -> tuple[mjx.Data, jax.Array]:
-    """Add a horizontal velocity kick of random direction and size to the root body."""
+def apply_push(data: mjx.Data, rng: jax.Array, velocity: tuple[float, float],
+               angular_velocity: float = 0.0) -> tuple[mjx.Data, jax.Array]:
+    """Add a horizontal velocity kick of random direction and size to the root body, and
+    with `angular_velocity` a turning kick of up to that many rad/s about each of its axes.
+    Returns the kicked data and the horizontal kick."""
     k_dir, k_size = jax.random.split(rng)
     heading = jax.random.uniform(k_dir, minval=0.0, maxval=2 * jnp.pi)
     size = _uniform(k_size, velocity)
     kick = size * jnp.stack([jnp.cos(heading), jnp.sin(heading)])
-    return data.replace(qvel=data.qvel.at[0:2].add(kick)), kick
+    qvel = data.qvel.at[0:2].add(kick)
+    if angular_velocity > 0:  # a Python branch: without it the draws above stay as they were
+        # the free joint's qvel[3:6] is the angular velocity in the root body's own frame
+        spin = _uniform(jax.random.fold_in(rng, 1), (-angular_velocity, angular_velocity), (3,))
+        qvel = qvel.at[3:6].add(spin)
+    return data.replace(qvel=qvel), kick

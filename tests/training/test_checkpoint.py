@@ -43,6 +43,13 @@ def test_env_states_of_another_size_are_refused(mgr):
     other_layout = {**ENVS, "extra": np.zeros(3)}
     envs, why_not = checkpoint.restore_envs(mgr, 10, other_layout)
     assert envs is None and "do not fit this run" in why_not
+    assert "it holds 3 arrays, this run has 4" in why_not  # counted, not orbax's key list
+
+
+def test_env_states_of_another_dtype_are_refused(mgr):
+    checkpoint.save(mgr, 10, STATE, ENVS)
+    envs, why_not = checkpoint.restore_envs(mgr, 10, {**ENVS, "step": np.zeros((1, 8), np.float32)})
+    assert envs is None and "int32[1, 8]" in why_not and "float32[1, 8]" in why_not
 
 
 def test_training_state_of_other_networks_is_refused(mgr):

@@ -347,7 +347,8 @@ class WalkEnv(brax_base.Env):
 
         rng, k_cmd, k_push, k_next, k_noise = jax.random.split(info.rng, 5)
         push_now = (info.push_countdown <= 1) & cfg.pushes.enabled
-        pushed, _ = randomize.apply_push(data, k_push, cfg.pushes.velocity)
+        pushed, _ = randomize.apply_push(data, k_push, cfg.pushes.velocity,
+                                         cfg.pushes.angular_velocity)
         data = data.replace(qvel=jnp.where(push_now, pushed.qvel, data.qvel))
         push_countdown = jnp.where(info.push_countdown <= 1, self._draw_push_countdown(k_next),
                                    info.push_countdown - 1)

@@ -110,16 +110,35 @@ def _has_item(mgr: ocp.CheckpointManager, step: int, name: str) -> bool:
     return (Path(mgr.directory) / str(step) / name).is_dir()
 
 
+def _saved_mismatch(mgr: ocp.CheckpointManager, step: int, abstract: dict) -> str | None:
+    """How the env arrays saved with `step` differ from `abstract`, told from the checkpoint's
+    metadata before anything is read; None when they match or the metadata cannot say."""
+    try:
+        saved = dict(mgr.item_metadata(step)["envs"].tree)
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+    if set(saved) != set(abstract):
+        return f"it holds {len(saved)} arrays, this run has {len(abstract)}"
+    return _first_mismatch(abstract, {key: saved[key] for key in abstract})
+
+
+def _shorten(message: str, limit: int = 200) -> str:
+    line = message.strip().splitlines()[0] if message.strip() else message
+    return line if len(line) <= limit else line[:limit] + " ..."
+
+
 def _first_mismatch(abstract: Any, restored: Any) -> str | None:
-    """The first leaf whose saved shape or dtype differs from the expected one, described."""
+    """The first leaf whose saved shape or dtype differs from the expected one, described.
+    `restored` holds arrays or orbax's array metadata (both have a shape and a dtype)."""
     expected = jax.tree_util.tree_flatten_with_path(abstract)[0]
-    got = jax.tree.leaves(restored)
+    got = jax.tree.leaves(restored, is_leaf=lambda x: hasattr(x, "shape"))
     if len(got) != len(expected):
         return f"it holds {len(got)} arrays, this run has {len(expected)}"
     for (path, want), have in zip(expected, got):
-        have = np.asarray(have)
-        if tuple(have.shape) != tuple(want.shape) or have.dtype != want.dtype:
-            return (f"{jax.tree_util.keystr(path)} is saved as {have.dtype}{list(have.shape)}, "
+        have = have if hasattr(have, "shape") else np.asarray(have)
+        shape, dtype = tuple(have.shape), np.dtype(have.dtype)
+        if shape != tuple(want.shape) or dtype != want.dtype:
+            return (f"{jax.tree_util.keystr(path)} is saved as {dtype}{list(shape)}, "
                     f"this run's is {want.dtype}{list(want.shape)}")
     return None
 
@@ -132,12 +151,15 @@ def restore_envs(mgr: ocp.CheckpointManager, step: int, like: Any) -> tuple[Any,
         return None, "the checkpoint holds no env states"
     leaves, treedef = jax.tree.flatten(jax.device_get(like))
     abstract = {k: ocp.utils.to_shape_dtype_struct(v) for k, v in _env_leaves(leaves).items()}
-    try:
-        restored = mgr.restore(step, args=ocp.args.Composite(
-            envs=ocp.args.StandardRestore(abstract)))["envs"]
-        mismatch = _first_mismatch(abstract, restored)
-    except (ValueError, KeyError, TypeError) as e:
-        mismatch = str(e)
+    mismatch = _saved_mismatch(mgr, step, abstract)
+    if not mismatch:
+        try:
+            restored = mgr.restore(step, args=ocp.args.Composite(
+                envs=ocp.args.StandardRestore(abstract)))["envs"]
+            mismatch = _first_mismatch(abstract, restored)
+        except (ValueError, KeyError, TypeError) as e:
+            # orbax's own message can list every saved key on one line
+            mismatch = _shorten(str(e))
     if mismatch:
         return None, f"the saved env states do not fit this run: {mismatch}"
     return jax.tree.unflatten(treedef, [restored.get(f"{i:05d}", np.asarray(x))
