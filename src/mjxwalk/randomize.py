@@ -174,6 +174,7 @@ def apply_push(data: mjx.Data, rng: jax.Array, velocity: tuple[float, float],
     qvel = data.qvel.at[0:2].add(kick)
     if angular_velocity > 0:  # a Python branch: without it the draws above stay as they were
         # the free joint's qvel[3:6] is the angular velocity in the root body's own frame
-        spin = _uniform(jax.random.fold_in(rng, 1), (-angular_velocity, angular_velocity), (3,))
+        # fold_in(rng, 1) is split(rng)'s second key (k_size) with partitionable threefry
+        spin = _uniform(jax.random.fold_in(rng, 2), (-angular_velocity, angular_velocity), (3,))
         qvel = qvel.at[3:6].add(spin)
     return data.replace(qvel=qvel), kick

@@ -21,7 +21,8 @@ ENVS = {"qpos": np.random.default_rng(0).normal(size=(1, 8, 5)).astype(np.float3
 def test_env_states_come_back_exactly(mgr):
     checkpoint.save(mgr, 10, STATE, ENVS)
     step, state = checkpoint.restore(mgr, {"params": np.zeros(4, np.float32)})
-    envs, why_not = checkpoint.restore_envs(mgr, step, {k: np.zeros_like(v) for k, v in ENVS.items()})
+    envs, why_not = checkpoint.restore_envs(_reopened(mgr), step,
+                                            {k: np.zeros_like(v) for k, v in ENVS.items()})
     assert step == 10 and why_not is None
     np.testing.assert_array_equal(state["params"], STATE["params"])
     for key, value in ENVS.items():
@@ -35,20 +36,28 @@ def test_checkpoint_without_env_states_says_so(mgr):
     assert envs is None and "no env states" in why_not
 
 
+def _reopened(mgr):
+    """The checkpoints as a resumed run sees them: a manager of a new process, which has
+    written nothing itself."""
+    return checkpoint.manager(mgr.directory, keep=3)
+
+
 def test_env_states_of_another_size_are_refused(mgr):
     checkpoint.save(mgr, 10, STATE, ENVS)
     more_envs = {**ENVS, "qpos": np.zeros((1, 16, 5), np.float32)}
-    envs, why_not = checkpoint.restore_envs(mgr, 10, more_envs)
+    envs, why_not = checkpoint.restore_envs(_reopened(mgr), 10, more_envs)
     assert envs is None and "[1, 8, 5]" in why_not and "[1, 16, 5]" in why_not
     other_layout = {**ENVS, "extra": np.zeros(3)}
-    envs, why_not = checkpoint.restore_envs(mgr, 10, other_layout)
+    envs, why_not = checkpoint.restore_envs(_reopened(mgr), 10, other_layout)
     assert envs is None and "do not fit this run" in why_not
     assert "it holds 3 arrays, this run has 4" in why_not  # counted, not orbax's key list
 
 
 def test_env_states_of_another_dtype_are_refused(mgr):
+    """orbax itself would cast them on restore, and the run would go on with wrong states."""
     checkpoint.save(mgr, 10, STATE, ENVS)
-    envs, why_not = checkpoint.restore_envs(mgr, 10, {**ENVS, "step": np.zeros((1, 8), np.float32)})
+    envs, why_not = checkpoint.restore_envs(_reopened(mgr), 10,
+                                            {**ENVS, "step": np.zeros((1, 8), np.float32)})
     assert envs is None and "int32[1, 8]" in why_not and "float32[1, 8]" in why_not
 
 

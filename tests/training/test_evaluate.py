@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from mjxwalk.config import Pushes
 from mjxwalk.training.config import smoke
 from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimate_errors,
                                        saturation, scenario_env, steps_before, steps_since,
@@ -13,14 +14,15 @@ from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimat
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
-                                            {"interval": [2.0, 5.0], "velocity": [0.1, 0.8]}])
+                                            {"interval": [2.0, 5.0], "velocity": [0.1, 0.8]},
+                                            {"angular_velocity": 1.0}])
 def test_scenarios_push_alike_whatever_the_run_trained_with(trained_pushes):
     config = dataclasses.replace(smoke(), env_overrides=(("pushes", trained_pushes),
                                                           ("history_length", 2)))
     env = scenario_env(config, "forward_0.3")
-    pushes = env.config.pushes
-    assert (pushes.enabled, pushes.interval, pushes.velocity) == (
-        ACCEPTANCE_PUSHES["enabled"], ACCEPTANCE_PUSHES["interval"], ACCEPTANCE_PUSHES["velocity"])
+    # every field, the ones the report's kicks leave out too: no turning kicks
+    assert env.config.pushes == Pushes(**ACCEPTANCE_PUSHES)
+    assert env.config.pushes.angular_velocity == 0.0
     # the rest of the run's env and the fixed command stay
     assert env.config.history_length == 2
     assert env.config.commands.vx_range == (0.3, 0.3)

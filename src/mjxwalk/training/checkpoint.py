@@ -113,9 +113,10 @@ def _has_item(mgr: ocp.CheckpointManager, step: int, name: str) -> bool:
 def _saved_mismatch(mgr: ocp.CheckpointManager, step: int, abstract: dict) -> str | None:
     """How the env arrays saved with `step` differ from `abstract`, told from the checkpoint's
     metadata before anything is read; None when they match or the metadata cannot say."""
-    try:
-        saved = dict(mgr.item_metadata(step)["envs"].tree)
-    except (KeyError, AttributeError, TypeError, ValueError):
+    try:  # from the item's handler: a manager that has not written it knows no metadata
+        saved = dict(ocp.StandardCheckpointHandler().metadata(
+            Path(mgr.directory) / str(step) / "envs").tree)
+    except (FileNotFoundError, KeyError, AttributeError, TypeError, ValueError):
         return None
     if set(saved) != set(abstract):
         return f"it holds {len(saved)} arrays, this run has {len(abstract)}"

@@ -66,7 +66,8 @@ SCENARIOS = {
 
 ACCEPTANCE_PUSHES = {"enabled": True, "interval": (5.0, 10.0), "velocity": (0.1, 0.5)}
 """Pushes of the walk report, whatever the run trained with (a kick of 0.1-0.5 m/s every
-5-10 s), so that runs trained with more, fewer or no pushes are judged on the same test."""
+5-10 s; the fields it leaves out, such as turning kicks, take `Pushes`' defaults), so that
+runs trained with more, fewer or no pushes are judged on the same test."""
 
 
 def _forward_and_yaw(s):
@@ -86,8 +87,10 @@ def env_with_fixed_commands(config, pushes: dict | None = None, **commands):
     # appended, not collapsed into a dict: a field the run set twice (a resume's --set on top
     # of the first run's) keeps both, merged in order as in training
     overrides = list(config.env_overrides)
-    if pushes is not None:
-        overrides.append(("pushes", pushes))
+    if pushes is not None:  # every field: what `pushes` leaves out takes Pushes' default
+        from mjxwalk.config import Pushes
+
+        overrides.append(("pushes", {**dataclasses.asdict(Pushes()), **pushes}))
     overrides.append(("commands", {**commands, "zero_probability": 0.0,
                                    "axis_zero_probability": 0.0, "resample_period": 1e6}))
     return build_env(dataclasses.replace(config, env_overrides=tuple(overrides)))
