@@ -88,7 +88,7 @@ def test_observation_equals_numpy_build_from_c_sensors(walk_env):
     dx = jax.jit(mjx.forward)(walk_env.mjx_model, mjx.put_data(m, d))
     action = jnp.linspace(-0.5, 0.5, walk_env.action_size)
     command, phase = jnp.array([0.3, 0.0, 0.2]), jnp.array(1.0)
-    env_frame = walk_env._frame(walk_env.mjx_model, dx, action, command, phase, 0.0)
+    env_frame = walk_env.sensing.clean_frame(walk_env.mjx_model, dx, action, command, phase, 0.0)
     i = walk_env.index
     readings = {"gyro": d.sensordata[i.gyro_adr:i.gyro_adr + 3],
                 "orientation": d.sensordata[i.orientation_adr:i.orientation_adr + 4],

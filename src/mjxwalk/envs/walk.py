@@ -1,9 +1,11 @@
 """Walk: follow a velocity command (forward, sideways, turn) on flat or rough ground.
 
-A short composition of the pieces: scene (model), sim (physics), obs (contract-defined
-observations), commands, rewards. Brax-compatible: `reset(rng)` and `step(state, action)`
-are pure and jit/vmap cleanly; `reset_with` / `step_with` take the physics model as an
-argument so domain randomization is a vmap over a batched `mjx.Model`.
+A short composition of the pieces: scene (model), sim (physics), walk_sensing (what the
+robot measures and the critic sees, by the observation contract), commands, rewards;
+walk_state holds the per-episode variables, walk_mirror the left-right maps.
+Brax-compatible: `reset(rng)` and `step(state, action)` are pure and jit/vmap cleanly;
+`reset_with` / `step_with` take the physics model as an argument so domain randomization
+is a vmap over a batched `mjx.Model`.
 """
 
 from __future__ import annotations
@@ -15,69 +17,17 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 from brax.envs import base as brax_base
-from flax import struct
 
-from mjxwalk import commands, geometry, obs, randomize, rewards, scene, sim, symmetry
+from mjxwalk import commands, geometry, obs, randomize, rewards, scene, sim
 from mjxwalk import terrain as terrain_lib
 from mjxwalk.compat import mjx
 from mjxwalk.config import RewardScales, WalkConfig
 from mjxwalk.contract import PolicyContract
+from mjxwalk.envs.walk_mirror import Mirror, make_mirror
+from mjxwalk.envs.walk_sensing import Sensing, privileged_layout
+from mjxwalk.envs.walk_state import State, WalkInfo
 from mjxwalk.errors import ConfigError, SpecError
 from mjxwalk.robot import RobotSpec
-
-
-@struct.dataclass
-class State(brax_base.State):
-    """brax's State; `data` names the mjx.Data that brax calls `pipeline_state`."""
-
-    @property
-    def data(self) -> mjx.Data:
-        return self.pipeline_state
-
-
-@struct.dataclass
-class WalkInfo:
-    """Per-episode variables, kept in `state.info['walk']`."""
-
-    rng: jax.Array
-    """Random key for in-episode sampling (commands)."""
-    step: jax.Array
-    """Control steps since reset."""
-    command: jax.Array
-    """Current velocity command (vx, vy, yaw_rate)."""
-    last_action: jax.Array
-    """Joint part of the previous step's action (what the actor observes)."""
-    last_clock: jax.Array
-    """Clock part of the previous step's action: (1,) when the policy moves its gait clock
-    (`WalkConfig.gait_frequency_span`), else (0,)."""
-    history: jax.Array
-    """Observation frames, newest first, (history_length, frame_size)."""
-    phase: jax.Array
-    """Gait clock angle, rad."""
-    feet_air_time: jax.Array
-    """Seconds each foot has been off the ground."""
-    last_contact: jax.Array
-    """Whether each foot touched the ground at the previous step."""
-    feet_pos: jax.Array
-    """Foot body positions at the previous step, (n_feet, 3), for slip speed."""
-    params: randomize.EpisodeParams
-    """This episode's sensor errors, servo spread and delays."""
-    targets: jax.Array
-    """Joint targets of recent actions, newest first, for the action delay."""
-    imu: jax.Array
-    """Recent true IMU readings (gyro 3, orientation 4), newest first, for the IMU delay."""
-    push_countdown: jax.Array
-    """Control steps until the next push."""
-    since_push: jax.Array
-    """Seconds since the last push (a large number before the first)."""
-    level: jax.Array
-    """Terrain difficulty level (row of tiles) of this episode."""
-    start_xy: jax.Array
-    """Where the episode started, for the curriculum's distance."""
-    commanded_distance: jax.Array
-    """Distance the commands asked for so far this episode, m."""
-    yaw_rates: jax.Array
-    """Torso yaw rates of the last `yaw_rate_window` seconds, newest first, rad/s."""
 
 
 def put_model(mj_model: mujoco.MjModel, robot: RobotSpec) -> mjx.Model:
@@ -137,18 +87,7 @@ class WalkEnv(brax_base.Env):
         """Left-right mirror maps of this env's observations and actions (for symmetry
         augmentation); raises `SpecError` naming the joint if the robot is not symmetric."""
         if self._mirror is None:
-            robot = self.robot
-            joints = symmetry.joint_mirror(self.mj_model, robot.joint_names, robot.mjcf_path)
-            symmetry.check_default_pose(joints, robot.array("default"), robot.joint_names,
-                                        robot.spec_path)
-            frame = symmetry.frame_mirror(self.contract, joints)
-            # a clock rate is the same mirrored: the mirrored gait is the other half-cycle
-            action = (symmetry.concat([joints, symmetry.identity(1)])
-                      if self.contract.clock_size else joints)
-            self._mirror = Mirror(
-                frame=frame, state=symmetry.tile(frame, self.contract.history_length),
-                privileged_state=privileged_mirror(frame, joints, self.contract.clock_size),
-                action=action, joints=joints)
+            self._mirror = make_mirror(self.mj_model, self.robot, self.contract)
         return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
@@ -174,11 +113,6 @@ class WalkEnv(brax_base.Env):
         self._action_scale = jnp.asarray(robot.array("action_scale"), jnp.float32)
         self._lower = jnp.asarray(robot.array("range")[:, 0], jnp.float32)
         self._upper = jnp.asarray(robot.array("range")[:, 1], jnp.float32)
-        self._torque_limit = jnp.asarray(robot.array("torque_limit"), jnp.float32)
-        self._weight = float(mj_model.body_subtreemass[1] * 9.81)
-        self._gravity_block = (self.contract.block_slice("gravity"),
-                               {b.name: b.scale for b in self.contract.obs_blocks}["gravity"])
-        self._torso_mass = float(mj_model.body_mass[self.index.torso_body])
         self._data_template = mjx.make_data(self.mjx_model, device=jax.local_devices()[0])
         if idx.hfield >= 0:
             h = idx.hfield
@@ -189,6 +123,12 @@ class WalkEnv(brax_base.Env):
             self._hfield_size = tuple(float(x) for x in mj_model.hfield_size[h])
         else:
             self._heights = None
+        self.sensing = Sensing(
+            index=idx, contract=self.contract, noise=self.config.noise, n_substeps=self.n_substeps,
+            torso_height=self._torso_height, weight=float(mj_model.body_subtreemass[1] * 9.81),
+            torso_mass=float(mj_model.body_mass[idx.torso_body]),
+            torque_limit=jnp.asarray(robot.array("torque_limit"), jnp.float32),
+            ground_height=self.ground_height)
         self._resample_steps = max(1, round(self.config.commands.resample_period / self.dt))
         self._no_load_speed = jnp.asarray(robot.array("velocity_limit"), jnp.float32)
         lat = self.config.latency
@@ -298,7 +238,7 @@ class WalkEnv(brax_base.Env):
         params = self.sample_episode(keys[8])
         action = jnp.zeros(self.robot.nu)
         last_clock = jnp.zeros(self.contract.clock_size)
-        imu_now = self._true_imu(model, data)
+        imu_now = self.sensing.true_imu(model, data)
         imu = jnp.tile(imu_now[None], (self._imu_buffer, 1))
         contact, force = sim.feet_contact(model, data, idx)
         info = WalkInfo(
@@ -313,7 +253,7 @@ class WalkEnv(brax_base.Env):
             start_xy=xy, commanded_distance=jnp.zeros(()),
             yaw_rates=jnp.full(self._yaw_rate_steps, sim.local_velocity(data)[1][2]))
         rng, k_noise = jax.random.split(rng)
-        first = self._actor_frame(model, data, info, action, command, phase, k_noise)
+        first = self.sensing.actor_frame(model, data, info, action, command, phase, k_noise)
         info = info.replace(rng=rng, history=obs.initial_history(self.contract, first, xp=jnp))
         zero = jnp.zeros(())
         metrics = {f"reward/{name}": zero for name in _TERMS}
@@ -321,7 +261,7 @@ class WalkEnv(brax_base.Env):
                        yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32),
                        gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self._privileged(model, data, info, action, command, phase,
+                       "privileged_state": self.sensing.privileged(model, data, info, action, command, phase,
                                                             contact, force)}
         return State(pipeline_state=data, obs=observation, reward=zero, done=zero,
                      metrics=metrics, info={"walk": info})
@@ -408,10 +348,10 @@ class WalkEnv(brax_base.Env):
             phase=phase,
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
-            imu=obs.push_history(info.imu, self._true_imu(model, data), xp=jnp),
+            imu=obs.push_history(info.imu, self.sensing.true_imu(model, data), xp=jnp),
             push_countdown=push_countdown, since_push=since_push, yaw_rates=yaw_rates,
             commanded_distance=info.commanded_distance + jnp.linalg.norm(command[:2]) * self.dt)
-        frame = self._actor_frame(model, data, info, action, command, phase, k_noise)
+        frame = self.sensing.actor_frame(model, data, info, action, command, phase, k_noise)
         info = info.replace(history=obs.push_history(info.history, frame, xp=jnp))
         done = fell | ~finite
         info = info.replace(level=jnp.where(done, self.next_level(info, data, fell), info.level))
@@ -423,7 +363,7 @@ class WalkEnv(brax_base.Env):
             yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
             terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self._privileged(model, data, info, action, command, phase,
+                       "privileged_state": self.sensing.privileged(model, data, info, action, command, phase,
                                                             contact, force)}
         observation = jax.tree.map(lambda x: jnp.nan_to_num(x, posinf=0.0, neginf=0.0), observation)
         return state.replace(pipeline_state=data, obs=observation, reward=reward,
@@ -481,95 +421,6 @@ class WalkEnv(brax_base.Env):
             command=commands.sample_command(k_cmd, cfg.commands))
         return first.replace(pipeline_state=data, info={**first.info, "walk": info})
 
-    # ------------------------------------------------------------------ observation parts
-
-    def _imu(self, model: mjx.Model, data: mjx.Data) -> dict[str, jax.Array]:
-        # the robot's IMU finds "down" from its accelerometer, so a tilted gravity (a
-        # sloped floor) shows in its orientation; MuJoCo's framequat is world-relative
-        imu = sim.imu(data, self.index)
-        orientation = geometry.relative_to_gravity(imu["orientation"], model.opt.gravity, xp=jnp)
-        return {**imu, "orientation": orientation}
-
-    def _true_imu(self, model: mjx.Model, data: mjx.Data) -> jax.Array:
-        imu = self._imu(model, data)
-        return jnp.concatenate([imu["gyro"], imu["orientation"]])
-
-    def readings(self, model: mjx.Model, data: mjx.Data, last_action, command, phase,
-                 action_latency) -> dict[str, jax.Array]:
-        """What a perfect robot would measure, in the names `mjxwalk.obs.frame` expects."""
-        imu = self._imu(model, data)
-        return {"gyro": imu["gyro"], "orientation": imu["orientation"],
-                "joint_pos": data.qpos[self.index.qpos_adr],
-                "joint_vel": data.qvel[self.index.dof_adr],
-                "last_action": last_action, "command": command, "gait_phase": phase,
-                "action_latency": action_latency}
-
-    def action_latency(self, params: randomize.EpisodeParams) -> jax.Array:
-        """This episode's action delay in control periods, whole periods plus substeps."""
-        return (params.action_delay + params.action_delay_substeps / self.n_substeps
-                ).astype(jnp.float32)
-
-    def measured_readings(self, model: mjx.Model, data: mjx.Data, info: WalkInfo, last_action,
-                          command, phase):
-        """What this episode's robot measures: delayed, misaligned, biased IMU; encoders off
-        by their zero error; its loop's latency timed with an error (noise is added to the
-        frame, per block)."""
-        p = info.params
-        imu = info.imu[p.imu_delay]
-        gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
-        orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
-        readings = self.readings(model, data, last_action, command, phase, self.action_latency(p))
-        return {**readings, "gyro": gyro, "orientation": orientation,
-                "joint_pos": readings["joint_pos"] + p.servo.joint_offset,
-                "action_latency": readings["action_latency"] + p.action_latency_error}
-
-    def _actor_frame(self, model, data, info: WalkInfo, last_action, command, phase, rng):
-        readings = self.measured_readings(model, data, info, last_action, command, phase)
-        frame = obs.frame(self.contract, readings, xp=jnp)
-        gravity, scale = self._gravity_block
-        frame = frame.at[gravity].add(info.params.gravity_bias * scale)
-        return frame + randomize.frame_noise(rng, self.contract, self.config.noise)
-
-    def _frame(self, model, data, last_action, command, phase, action_latency):
-        """The noise-free frame of a perfect robot (the critic's view)."""
-        readings = self.readings(model, data, last_action, command, phase, action_latency)
-        return obs.frame(self.contract, readings, xp=jnp)
-
-    def _privileged(self, model, data, info: WalkInfo, last_action, command, phase, contact, force):
-        """Critic-only: the clean frame plus what the robot cannot measure."""
-        idx = self.index
-        lin_vel, ang_vel = sim.local_velocity(data)
-        torso = data.xpos[idx.torso_body]
-        p = info.params
-        return jnp.concatenate([
-            self._frame(model, data, last_action, command, phase, self.action_latency(p)),
-            lin_vel, ang_vel * 0.25,
-            jnp.mean(info.yaw_rates, keepdims=True),
-            (torso[2:3] - self.ground_height(torso[:2])) / self._torso_height,
-            contact.astype(jnp.float32), force / self._weight, info.feet_air_time,
-            model.geom_friction[idx.floor, :1],
-            (model.body_mass[idx.torso_body:idx.torso_body + 1] - self._torso_mass),
-            jnp.stack([self.action_latency(p), p.imu_delay.astype(jnp.float32)]),
-            data.qfrc_actuator[idx.dof_adr] / self._torque_limit,
-            info.last_clock,
-        ])
-
-
-@dataclasses.dataclass(frozen=True)
-class Mirror:
-    """The env's vectors reflected left to right (see `mjxwalk.symmetry`)."""
-
-    frame: symmetry.SignedPermutation
-    """One actor observation frame."""
-    state: symmetry.SignedPermutation
-    """The actor observation (every history frame alike)."""
-    privileged_state: symmetry.SignedPermutation
-    """The critic observation."""
-    action: symmetry.SignedPermutation
-    """The action: the joints', then the clock rate if the policy has one (unchanged)."""
-    joints: symmetry.SignedPermutation
-    """Anything in joint order (positions, velocities, targets, the last joint action)."""
-
 
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
 _LONG_AGO = 1e6  # seconds since a push, before the first one
@@ -586,26 +437,3 @@ def catch_targets(com: jax.Array, com_velocity: jax.Array, torso_rot: jax.Array,
     rotation = jnp.array([[c, -s], [s, c]])
     capture = com[:2] + com_velocity[:2] * time_constant
     return capture + stance_offset @ rotation.T
-
-
-def privileged_layout(nu: int, frame_size: int, clock_size: int = 0) -> list[tuple[str, int]]:
-    """Names and sizes of the privileged observation's parts, in order (for inspection).
-    `clock_size` 1: the policy moves its gait clock, and the critic sees the rate it set."""
-    return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
-            ("height", 1),
-            ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
-            ("payload", 1), ("delays", 2), ("joint_torque", nu), ("last_clock", clock_size)]
-
-
-def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation,
-                      clock_size: int = 0) -> symmetry.SignedPermutation:
-    """Mirror map of the privileged observation, part by part of `privileged_layout`."""
-    parts = {"frame": frame, "lin_vel": symmetry.signs(symmetry.POLAR),
-             "ang_vel": symmetry.signs(symmetry.AXIAL), "mean_yaw_rate": symmetry.signs((-1.0,)),
-             "height": symmetry.identity(1), "feet_contact": symmetry.swap_pair(),
-             "feet_force": symmetry.swap_pair(), "feet_air_time": symmetry.swap_pair(),
-             "floor_friction": symmetry.identity(1), "payload": symmetry.identity(1),
-             "delays": symmetry.identity(2), "joint_torque": joints,
-             "last_clock": symmetry.identity(clock_size)}
-    return symmetry.concat([parts[name] for name, _ in privileged_layout(joints.size, frame.size,
-                                                                          clock_size)])

@@ -18,7 +18,8 @@ from brax.training import types
 
 
 def mirror_transitions(data: types.Transition, mirror) -> types.Transition:
-    """The mirror image of `data` (any leading shape; `mirror` is a `walk.Mirror`)."""
+    """The mirror image of `data` (any leading shape; `mirror` is a
+    `mjxwalk.envs.walk_mirror.Mirror`)."""
 
     def observation(o):
         return {"state": mirror.state.apply(o["state"]),

@@ -80,7 +80,7 @@ class TrainConfig:
     value_hidden: tuple[int, ...] = (256, 256, 256)
     """Critic MLP layer sizes."""
     estimator_targets: tuple[str, ...] = ()
-    """Parts of the privileged observation (`mjxwalk.envs.walk.privileged_layout` names, e.g.
+    """Parts of the privileged observation (`mjxwalk.envs.walk_sensing.privileged_layout` names, e.g.
     lin_vel) that a small MLP learns to estimate from the actor's observation, by regression
     against the simulator's truth; the actor sees its observation with the estimate
     appended, and the policy still takes only the contract's observation. Empty: none."""

@@ -130,7 +130,7 @@ def episode_draws(config, scenario: str, num_envs: int) -> dict[str, np.ndarray]
         "kp_scale_mean": mean_scale("actuator_biasprm", index.actuator, 1),
         "torque_limit_scale_mean": mean_scale("actuator_forcerange", index.actuator, 1),
         "gravity_tilt_deg": np.degrees(np.arccos(-gravity[:, 2] / np.linalg.norm(gravity, axis=1))),
-        "action_delay_periods": env.action_latency(params),
+        "action_delay_periods": env.sensing.action_latency(params),
         "imu_delay_steps": params.imu_delay,
         "no_load_speed_min_rad_s": np.asarray(servo.no_load_speed).min(axis=1),
         "backlash_mean_rad": np.asarray(servo.backlash).mean(axis=1),
