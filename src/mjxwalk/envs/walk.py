@@ -261,8 +261,8 @@ class WalkEnv(brax_base.Env):
                        yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32),
                        gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self.sensing.privileged(model, data, info, action, command, phase,
-                                                            contact, force)}
+                       "privileged_state": self.sensing.privileged(
+                           model, data, info, action, command, phase, contact, force)}
         return State(pipeline_state=data, obs=observation, reward=zero, done=zero,
                      metrics=metrics, info={"walk": info})
 
@@ -363,8 +363,8 @@ class WalkEnv(brax_base.Env):
             yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
             terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
-                       "privileged_state": self.sensing.privileged(model, data, info, action, command, phase,
-                                                            contact, force)}
+                       "privileged_state": self.sensing.privileged(
+                           model, data, info, action, command, phase, contact, force)}
         observation = jax.tree.map(lambda x: jnp.nan_to_num(x, posinf=0.0, neginf=0.0), observation)
         return state.replace(pipeline_state=data, obs=observation, reward=reward,
                              done=done.astype(jnp.float32), metrics=metrics,

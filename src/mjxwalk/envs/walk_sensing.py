@@ -21,7 +21,8 @@ from mjxwalk.envs.walk_state import WalkInfo
 from mjxwalk.scene import RobotIndex
 
 
-@dataclasses.dataclass(frozen=True)
+# eq=False: compared and hashed by identity, as the env is (its fields hold arrays)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Sensing:
     """The walk env's sensing for one robot and config; every method is pure."""
 
@@ -45,6 +46,8 @@ class Sensing:
     """Terrain height under a world xy point."""
 
     def imu(self, model: mjx.Model, data: mjx.Data) -> dict[str, jax.Array]:
+        """The IMU's gyro, accelerometer and orientation (to gravity), before the episode's
+        errors."""
         # the robot's IMU finds "down" from its accelerometer, so a tilted gravity (a
         # sloped floor) shows in its orientation; MuJoCo's framequat is world-relative
         imu = sim.imu(data, self.index)

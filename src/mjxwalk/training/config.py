@@ -80,10 +80,11 @@ class TrainConfig:
     value_hidden: tuple[int, ...] = (256, 256, 256)
     """Critic MLP layer sizes."""
     estimator_targets: tuple[str, ...] = ()
-    """Parts of the privileged observation (`mjxwalk.envs.walk_sensing.privileged_layout` names, e.g.
-    lin_vel) that a small MLP learns to estimate from the actor's observation, by regression
-    against the simulator's truth; the actor sees its observation with the estimate
-    appended, and the policy still takes only the contract's observation. Empty: none."""
+    """Parts of the privileged observation (`mjxwalk.envs.walk_sensing.privileged_layout`
+    names, e.g. lin_vel) that a small MLP learns to estimate from the actor's observation,
+    by regression against the simulator's truth; the actor sees its observation with the
+    estimate appended, and the policy still takes only the contract's observation. Empty:
+    none."""
     estimator_hidden: tuple[int, ...] = (128, 64)
     """Estimator MLP layer sizes (used with `estimator_targets`)."""
     estimator_loss_weight: float = 1.0
