@@ -5,8 +5,9 @@ batched walk env and PPO training (the `cpu` preset's learner), side by side in 
         [--out benchmarks/results/xla_opt_level_cpu]
 
 Each (level, repeat) is one `mjxwalk-bench --training` in its own process, since XLA reads
-XLA_FLAGS once, with an empty compilation cache of its own, so every compile is timed from
-scratch. The levels alternate in order between repeats (A B, B A, ...) so that a machine
+XLA_FLAGS once, starting from an empty compilation cache of its own (within one process the
+symmetry-augmented training may reuse what the plain training compiled, at every level
+alike). The levels alternate in order between repeats (A B, B A, ...) so that a machine
 getting busier or quieter during the run does not favour one. Writes <out>.json and <out>.png.
 """
 
@@ -39,7 +40,8 @@ def run_one(level: str, batch: int, workdir: Path, tag: str) -> dict:
     out = workdir / f"{tag}.json"
     env = {**os.environ, "XLA_FLAGS": xla_flags(level),
            "JAX_COMPILATION_CACHE_DIR": str(workdir / f"cache_{tag}")}
-    cmd = ["mjxwalk-bench", "--training", "--batch", str(batch), "--out", str(out)]
+    cmd = [sys.executable, "-m", "mjxwalk.cli.bench", "--training", "--batch", str(batch),
+           "--out", str(out)]
     start = time.time()
     subprocess.run(cmd, env=env, check=True)
     rows = {r["what"]: r for r in json.loads(out.read_text())["results"]}
@@ -51,7 +53,7 @@ def run_one(level: str, batch: int, workdir: Path, tag: str) -> dict:
 def summarize(runs: list[dict], levels: list[str]) -> dict:
     """Per level, the median of each measure over its repeats; and each level's ratio to the
     first level's."""
-    keys = [k for k in runs[0] if k.endswith(("compile_s", "env_steps_per_s"))]
+    keys = [f"{m}_{k}" for m in MEASURES for k in ("compile_s", "env_steps_per_s")]
     med = {lv: {k: statistics.median(r[k] for r in runs if r["level"] == lv) for k in keys}
            for lv in levels}
     base = med[levels[0]]
@@ -108,17 +110,18 @@ def main() -> int:
                 print(f"== level {lv}, repeat {rep + 1} of {args.repeats}", flush=True)
                 runs.append(run_one(lv, args.batch, Path(tmp), f"{lv}_{rep}"))
     report = {"benchmark": "XLA CPU optimization level: compile time and steps/s",
-              "command": "python benchmarks/xla_opt_level.py " + " ".join(sys.argv[1:]),
+              "command": " ".join(["python", "benchmarks/xla_opt_level.py", *sys.argv[1:]]),
               "config": {"levels": args.levels, "repeats": args.repeats, "batch": args.batch,
                          "base_xla_flags": os.environ.get("XLA_FLAGS", ""),
                          "what": "mjxwalk-bench --training per (level, repeat), empty cache"},
               "versions": bench.versions(), "runs": runs, **summarize(runs, args.levels),
               "wall_s": round(time.time() - started, 1)}
-    results.write(f"{args.out}.json", report)
-    plot(runs, args.levels, args.out.with_suffix(".png"),
+    json_path, png_path = Path(f"{args.out}.json"), Path(f"{args.out}.png")
+    results.write(json_path, report)
+    plot(runs, args.levels, png_path,
          f"XLA CPU optimization level, {args.batch} envs, {report['versions']['cpu_count']} cores")
     print(json.dumps({k: report[k] for k in report if k.startswith(("median", "ratio"))}, indent=1))
-    print(f"wrote {args.out}.json and {args.out}.png")
+    print(f"wrote {json_path} and {png_path}")
     return 0
 
 
