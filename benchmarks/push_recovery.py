@@ -33,8 +33,10 @@ def _recorder(env):
 
     def record(s):
         walk = s.info["walk"]
+        # the clock angle the policy sees: the fixed clock's, shifted by its clock action
+        seen_phase = walk.phase + s.metrics["gait_phase_offset"]
         return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2],
-                s.data.xmat[:, torso], walk.last_contact, walk.phase,
+                s.data.xmat[:, torso], walk.last_contact, seen_phase,
                 s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2], s.metrics["gait_frequency"])
 
     return record

@@ -65,6 +65,18 @@ def clock_env(kidbot):
 
 
 @pytest.fixture(scope="session")
+def phase_offset_env(kidbot):
+    """The nominal kidbot walk env with a clock the policy shifts (up to ±1 rad)."""
+    import dataclasses
+
+    import mjxwalk
+    from mjxwalk.config import WalkConfig, without_randomization
+
+    config = dataclasses.replace(without_randomization(WalkConfig()), gait_phase_offset_span=1.0)
+    return mjxwalk.make_env("walk", kidbot, config=config)
+
+
+@pytest.fixture(scope="session")
 def clock_batched(clock_env):
     """jit(vmap(reset)) and jit(vmap(step)) of `clock_env`."""
     import jax

@@ -37,6 +37,7 @@ def test_sizes_and_slices():
     ("default_pose", (0.1, -0.25)), ("history_length", 3), ("control_period", 0.025),
     ("obs_blocks", (ObsBlock("gyro", 3, 0.5), ObsBlock("joint_pos", 2, 1.0))),
     ("servo_ids", (2, 1)), ("kp", (20.0, 21.0)), ("gait_frequency_span", 0.5),
+    ("gait_phase_offset_span", 0.5),
 ])
 def test_hash_changes_with_every_field(field, value):
     assert make(**{field: value}).hash != make().hash
@@ -49,6 +50,16 @@ def test_a_clock_action_adds_one_output():
     assert PolicyContract.from_json(c.to_json()) == c
     with pytest.raises(ContractError, match="gait_frequency_span 2.0 must be >= 0 and below"):
         make(gait_frequency_span=2.0)
+
+
+def test_a_phase_offset_action_adds_one_output():
+    c = make(gait_phase_offset_span=0.5)
+    assert c.action_size == 3 and c.hash != make(gait_frequency_span=0.5).hash
+    assert PolicyContract.from_json(c.to_json()) == c
+    with pytest.raises(ContractError, match=r"gait_phase_offset_span 4.0 must be in \[0, pi\]"):
+        make(gait_phase_offset_span=4.0)
+    with pytest.raises(ContractError, match="both set: a policy has one clock action"):
+        make(gait_frequency_span=0.5, gait_phase_offset_span=0.5)
 
 
 def test_contracts_without_a_clock_action_keep_their_hash():

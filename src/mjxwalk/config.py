@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 from typing import Any
 
 from mjxwalk.errors import ConfigError
@@ -260,6 +261,13 @@ class WalkConfig:
     step sooner than the clock would let it. 0: no such action, the clock is fixed. At 0.5
     the kidbot recipe run kept its clock within 1.48-1.56 Hz after every kick and fell more
     (benchmarks/results/walk_cpu_recipe_clock_span_05.json)."""
+    gait_phase_offset_span: float = 0.0
+    """rad the policy may shift its gait clock by, step by step: > 0 adds one action after
+    the joints', a in [-1, 1], and the clock the policy sees and is rewarded on is the fixed
+    clock's angle + span x a. Unlike a rate, one step's value moves the next touch-down at
+    once, so per-step exploration can try a sooner catch step; the shift is not kept (the
+    next step's action sets it again). 0: no such action. At most pi (a full half-cycle
+    either way); not together with gait_frequency_span (one clock action at a time)."""
     observe_action_latency: bool = False
     """Give the actor this episode's action delay (`latency.action_steps` plus substeps, in
     control periods), which the robot's runner measures from its own loop timing. The falls
@@ -333,6 +341,12 @@ class WalkConfig:
              "forward)"),
             (self.gait_phase or self.gait_frequency_span == 0,
              "gait_frequency_span needs gait_phase (the policy must see the clock it moves)"),
+            (0 <= self.gait_phase_offset_span <= math.pi,
+             "gait_phase_offset_span must be in [0, pi] rad"),
+            (self.gait_phase or self.gait_phase_offset_span == 0,
+             "gait_phase_offset_span needs gait_phase (the policy must see the clock it moves)"),
+            (self.gait_frequency_span == 0 or self.gait_phase_offset_span == 0,
+             "gait_frequency_span and gait_phase_offset_span are two clock actions: set one"),
             (0 < self.fall_height_fraction < 1, "fall_height_fraction must be in (0, 1)"),
             (0 < self.fall_tilt < 3.2, "fall_tilt must be in (0, pi) rad"),
             (self.tracking_sigma > 0, "tracking_sigma must be > 0"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 from typing import Any
 
 from mjxwalk.errors import ContractError
@@ -74,6 +75,11 @@ class PolicyContract:
     """> 0: the action has one more value after the joints', a in [-1, 1], and the runner
     advances its gait clock by 2π (gait_frequency + gait_frequency_span x a) x
     control_period each step. 0: the action is the joints' only and the clock is fixed."""
+    gait_phase_offset_span: float = 0.0
+    """> 0: the action has one more value after the joints', a in [-1, 1]; the runner's
+    clock runs at gait_frequency, and the gait phase it puts in the next observation is that
+    clock's angle + gait_phase_offset_span x a, rad, with a the last action's value. 0: no
+    such value. At most one of the two clock spans is > 0."""
     imu_frame: str = "gyro (rad/s) and gravity (unit vector) in the IMU frame: x forward, y left, z up"
     """Convention the IMU readings must follow."""
     format_version: int = FORMAT_VERSION
@@ -92,6 +98,12 @@ class PolicyContract:
         if not 0 <= self.gait_frequency_span < max(self.gait_frequency, 1e-9):
             raise ContractError(f"gait_frequency_span {self.gait_frequency_span} must be >= 0 "
                                 f"and below gait_frequency {self.gait_frequency}")
+        if not 0 <= self.gait_phase_offset_span <= math.pi:
+            raise ContractError(f"gait_phase_offset_span {self.gait_phase_offset_span} must be "
+                                "in [0, pi] rad")
+        if self.gait_frequency_span and self.gait_phase_offset_span:
+            raise ContractError("gait_frequency_span and gait_phase_offset_span are both set: "
+                                "a policy has one clock action")
 
     @property
     def nu(self) -> int:
@@ -99,12 +111,13 @@ class PolicyContract:
 
     @property
     def clock_size(self) -> int:
-        """Action values after the joints': 1 when the policy moves its gait clock, else 0."""
-        return 1 if self.gait_frequency_span > 0 else 0
+        """Action values after the joints': 1 when the policy moves its gait clock (its
+        rate or its phase), else 0."""
+        return 1 if self.gait_frequency_span > 0 or self.gait_phase_offset_span > 0 else 0
 
     @property
     def action_size(self) -> int:
-        """Values the policy outputs: one per joint, and the clock's rate if it has one."""
+        """Values the policy outputs: one per joint, and the clock action if it has one."""
         return self.nu + self.clock_size
 
     @property
@@ -136,9 +149,10 @@ class PolicyContract:
         """sha256 of the canonical JSON of every field: equal hashes, equal contracts."""
         d = dataclasses.asdict(self)
         d["obs_blocks"] = [dataclasses.asdict(b) for b in self.obs_blocks]
-        if not d["gait_frequency_span"]:
-            # contracts written before the field existed keep their hash
-            del d["gait_frequency_span"]
+        for field in ("gait_frequency_span", "gait_phase_offset_span"):
+            if not d[field]:
+                # contracts written before the field existed keep their hash
+                del d[field]
         canonical = json.dumps(d, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -317,6 +317,45 @@ def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     np.testing.assert_allclose(first_rate_penalty, expected, rtol=1e-5)
 
 
+def test_a_phase_offset_action_shifts_the_clock_the_policy_sees(phase_offset_env):
+    """With `gait_phase_offset_span` the last action value shifts the gait angle the actor
+    observes and the feet are rewarded on, by span x a, at once and only for that step: the
+    clock underneath runs on at `gait_frequency` whatever the actions."""
+    from mjxwalk import rewards
+
+    env = phase_offset_env
+    assert env.action_size == env.contract.action_size == 19
+    assert env.contract.gait_phase_offset_span == 1.0 and env.contract.gait_frequency_span == 0
+    mirror = env.mirror.action
+    assert mirror.index[18] == 18 and mirror.sign[18] == 1.0 and mirror.is_involution()
+
+    shifts = jnp.array([-1.0, 0.0, 0.5, 2.0])  # 2.0 clips to 1
+    n = len(shifts)
+    reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    state = reset(jax.random.split(jax.random.PRNGKey(8), n))
+    clock = np.asarray(state.info["walk"].phase, np.float64)
+    gait = env.contract.block_slice("gait_phase")
+    joints = jnp.zeros((n, 18))
+    for shift in (shifts, -shifts):  # a new shift replaces the last, it does not add to it
+        state = step(state, jnp.concatenate([joints, shift[:, None]], axis=1))
+        clock = clock + 2 * np.pi * 1.5 * env.dt
+        walk = state.info["walk"]
+        np.testing.assert_allclose(np.cos(np.asarray(walk.phase) - clock), 1.0, atol=1e-8)
+        seen = clock + np.clip(np.asarray(shift), -1, 1)
+        np.testing.assert_allclose(np.asarray(state.metrics["gait_phase_offset"]),
+                                   np.clip(np.asarray(shift), -1, 1), rtol=1e-6)
+        # the newest frame comes first in the actor's observation
+        np.testing.assert_allclose(np.asarray(state.obs["state"][:, gait]),
+                                   np.stack([np.cos(seen), np.sin(seen)], axis=1), atol=1e-5)
+        clearance = np.asarray(walk.feet_pos[:, :, 2]) - np.asarray(env._foot_rest_height)
+        cfg = env.config
+        expected = [cfg.rewards.feet_phase * float(rewards.feet_phase(
+            jnp.asarray(clearance[i]), seen[i], walk.command[i], cfg.swing_height,
+            cfg.feet_phase_sigma)) for i in range(n)]
+        np.testing.assert_allclose(np.asarray(state.metrics["reward/feet_phase"]), expected,
+                                   rtol=1e-4)
+
+
 def test_an_observed_action_latency_is_the_episodes_delay(kidbot):
     """With `observe_action_latency` the last value of every frame is the episode's drawn
     action delay in control periods: exact for the critic; for the actor off by the

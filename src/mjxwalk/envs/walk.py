@@ -78,6 +78,7 @@ class WalkEnv(brax_base.Env):
             command_high=config.commands.high,
             gait_frequency=config.gait_frequency if config.gait_phase else 0.0,
             gait_frequency_span=config.gait_frequency_span,
+            gait_phase_offset_span=config.gait_phase_offset_span,
         )
         self._init_constants(mj_model)
         self._mirror: Mirror | None = None
@@ -259,7 +260,8 @@ class WalkEnv(brax_base.Env):
         metrics = {f"reward/{name}": zero for name in _TERMS}
         metrics.update(nan_resets=zero, falls=zero, pushes=zero, lin_vel_error=zero,
                        yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32),
-                       gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32))
+                       gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32),
+                       gait_phase_offset=zero)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self.sensing.privileged(
                            model, data, info, action, command, phase, contact, force)}
@@ -274,7 +276,7 @@ class WalkEnv(brax_base.Env):
         info: WalkInfo = state.info["walk"]
         params = info.params
         full_action = jnp.clip(action, -1.0, 1.0)
-        action, frequency = self.split_action(full_action)
+        action, frequency, offset = self.split_action(full_action)
         clock = full_action[self.robot.nu:]
         target = jnp.clip(self._default_pose + action * self._action_scale, self._lower, self._upper)
         targets = obs.push_history(info.targets, target, xp=jnp)
@@ -298,7 +300,9 @@ class WalkEnv(brax_base.Env):
         resample = (step % self._resample_steps) == 0
         new_command = commands.sample_command(k_cmd, cfg.commands)
         command = jnp.where(resample, new_command, info.command)
-        phase = commands.advance_phase(info.phase, frequency, self.dt)
+        clock_phase = commands.advance_phase(info.phase, frequency, self.dt)
+        # what the policy sees and is rewarded on; the fixed clock runs on underneath
+        phase = clock_phase + offset
 
         contact, force = sim.feet_contact(model, data, idx)
         feet_pos = data.xpos[idx.feet]
@@ -345,7 +349,7 @@ class WalkEnv(brax_base.Env):
 
         info = info.replace(
             rng=rng, step=step, command=command, last_action=action, last_clock=clock,
-            phase=phase,
+            phase=clock_phase,
             feet_air_time=jnp.where(contact, 0.0, air_time), last_contact=contact,
             feet_pos=feet_pos, targets=targets,
             imu=obs.push_history(info.imu, self.sensing.true_imu(model, data), xp=jnp),
@@ -361,7 +365,8 @@ class WalkEnv(brax_base.Env):
             pushes=push_now.astype(jnp.float32),
             lin_vel_error=jnp.linalg.norm(command[:2] - lin_vel[:2]),
             yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
-            terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency)
+            terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency,
+            gait_phase_offset=offset)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self.sensing.privileged(
                            model, data, info, action, command, phase, contact, force)}
@@ -370,15 +375,19 @@ class WalkEnv(brax_base.Env):
                              done=done.astype(jnp.float32), metrics=metrics,
                              info={**state.info, "walk": info})
 
-    def split_action(self, action: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """An action's joint part, (nu,) in [-1, 1], and the gait clock frequency it sets,
-        Hz: `gait_frequency`, moved by up to `gait_frequency_span` with the last value when
-        the config gives the policy its clock."""
+    def split_action(self, action: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """An action's joint part, (nu,) in [-1, 1]; the gait clock frequency it sets, Hz
+        (`gait_frequency`, moved by up to `gait_frequency_span` with the last value); and
+        the shift it puts on the clock's angle, rad (up to `gait_phase_offset_span`, the
+        same last value). Without a clock action: the fixed frequency and no shift."""
         cfg = self.config
-        if cfg.gait_frequency_span == 0:
-            return action, jnp.asarray(cfg.gait_frequency, jnp.float32)
-        nu = self.robot.nu
-        return action[:nu], cfg.gait_frequency + cfg.gait_frequency_span * action[nu]
+        frequency = jnp.asarray(cfg.gait_frequency, jnp.float32)
+        offset = jnp.zeros((), jnp.float32)
+        if self.contract.clock_size == 0:
+            return action, frequency, offset
+        nu, clock = self.robot.nu, action[self.robot.nu]
+        return (action[:nu], frequency + cfg.gait_frequency_span * clock,
+                offset + cfg.gait_phase_offset_span * clock)
 
     def catch_targets(self, data: mjx.Data) -> jax.Array:
         """World xy (n_feet, 2) where each foot would catch the body now (`catch_targets`)."""

@@ -23,7 +23,7 @@ class Mirror:
     privileged_state: symmetry.SignedPermutation
     """The critic observation."""
     action: symmetry.SignedPermutation
-    """The action: the joints', then the clock rate if the policy has one (unchanged)."""
+    """The action: the joints', then the clock action if the policy has one (unchanged)."""
     joints: symmetry.SignedPermutation
     """Anything in joint order (positions, velocities, targets, the last joint action)."""
 
@@ -35,7 +35,7 @@ def make_mirror(mj_model: mujoco.MjModel, robot: RobotSpec, contract: PolicyCont
     symmetry.check_default_pose(joints, robot.array("default"), robot.joint_names,
                                 robot.spec_path)
     frame = symmetry.frame_mirror(contract, joints)
-    # a clock rate is the same mirrored: the mirrored gait is the other half-cycle
+    # a clock rate or shift is the same mirrored: the mirrored gait is the other half-cycle
     action = symmetry.concat([joints, symmetry.identity(1)]) if contract.clock_size else joints
     return Mirror(frame=frame, state=symmetry.tile(frame, contract.history_length),
                   privileged_state=privileged_mirror(frame, joints, contract.clock_size),

@@ -126,7 +126,7 @@ class Sensing:
 
 def privileged_layout(nu: int, frame_size: int, clock_size: int = 0) -> list[tuple[str, int]]:
     """Names and sizes of the privileged observation's parts, in order (for inspection).
-    `clock_size` 1: the policy moves its gait clock, and the critic sees the rate it set."""
+    `clock_size` 1: the policy moves its gait clock, and the critic sees the clock value it set last."""
     return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
             ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),

@@ -33,11 +33,12 @@ class WalkInfo:
     """Joint part of the previous step's action (what the actor observes)."""
     last_clock: jax.Array
     """Clock part of the previous step's action: (1,) when the policy moves its gait clock
-    (`WalkConfig.gait_frequency_span`), else (0,)."""
+    (`WalkConfig.gait_frequency_span` or `gait_phase_offset_span`), else (0,)."""
     history: jax.Array
     """Observation frames, newest first, (history_length, frame_size)."""
     phase: jax.Array
-    """Gait clock angle, rad."""
+    """Gait clock angle, rad, before the policy's shift (`gait_phase_offset_span`): the
+    angle it sees is this + the shift its last action set."""
     feet_air_time: jax.Array
     """Seconds each foot has been off the ground."""
     last_contact: jax.Array
