@@ -37,7 +37,8 @@ def _recorder(env):
         seen_phase = walk.phase + s.metrics["gait_phase_offset"]
         return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2],
                 s.data.xmat[:, torso], walk.last_contact, seen_phase,
-                s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2], s.metrics["gait_frequency"])
+                s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2], s.metrics["gait_frequency"],
+                s.metrics["gait_phase_offset"])
 
     return record
 
@@ -48,7 +49,7 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
     target constants)."""
     env, recorded = evaluate.scenario_rollout(config, policy, scenario, num_envs, seconds,
                                               _recorder(env))
-    (falls, pushes, velocity, torso_rot, contact, phase, com, feet_xy, clock_hz), alive = \
+    (falls, pushes, velocity, torso_rot, contact, phase, com, feet_xy, clock_hz, shift), alive = \
         jax.tree.map(np.asarray, jax.device_get(recorded))
     heading = torso_rot[..., :2, 0]
     window = int(round(FALL_WINDOW_S / env.dt))
@@ -73,12 +74,13 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
                                                   env.com_time_constant))[foot]
                 first_step_s = float((u - t) * env.dt)
                 miss = float(np.linalg.norm(feet_xy[u, env_i, foot] - target))
+            after = slice(t + 1, min(t + 1 + clock_window, live))
             rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell,
                          bool(kick @ left > 0), kicks.support(contact[t, env_i]),
                          kicks.clock_touchdown_s(float(phase[t, env_i]), frequency),
                          first_step_s, miss,
-                         float(np.mean(clock_hz[t + 1:min(t + 1 + clock_window, live), env_i]))
-                         if t + 1 < live else None))
+                         float(np.mean(clock_hz[after, env_i])) if t + 1 < live else None,
+                         float(np.mean(shift[after, env_i])) if t + 1 < live else None))
     return rows, frequency
 
 

@@ -20,8 +20,9 @@ def test_clock_touchdown_counts_down_each_half_cycle():
 
 
 def _kick(fell, angle=90.0, left=True, support="left", touchdown=0.05, size=0.3,
-          first_step=0.1, miss=0.05, clock_hz=1.5):
-    return [0, 100, size, angle, fell, left, support, touchdown, first_step, miss, clock_hz]
+          first_step=0.1, miss=0.05, clock_hz=1.5, clock_shift=0.0):
+    return [0, 100, size, angle, fell, left, support, touchdown, first_step, miss, clock_hz,
+            clock_shift]
 
 
 def test_summarize_splits_sideways_kicks_by_stance_foot():
@@ -55,7 +56,7 @@ def test_summarize_bins_clock_timing_in_thirds_of_the_half_cycle():
 
 
 def test_summarize_refuses_rows_of_the_wrong_width():
-    with pytest.raises(ValueError, match="11 columns"):
+    with pytest.raises(ValueError, match="12 columns"):
         kicks.summarize([[0, 100, 0.3, 90.0, True]], gait_frequency=1.5)
 
 
@@ -70,17 +71,19 @@ def test_first_touchdown_finds_the_first_foot_that_lands():
 
 
 def test_summarize_first_steps_of_big_kicks_held_and_fallen_apart():
-    rows = [_kick(False, first_step=0.1, miss=0.02, clock_hz=1.8),
-            _kick(False, first_step=0.3, miss=0.04, clock_hz=1.6),
-            _kick(True, first_step=0.4, miss=0.10, clock_hz=1.2),
-            _kick(True, first_step=None, miss=None, clock_hz=1.4),  # no step, a clock all the same
-            _kick(False, size=0.2, first_step=5.0, miss=5.0, clock_hz=9.0)]  # small: left out
+    rows = [_kick(False, first_step=0.1, miss=0.02, clock_hz=1.8, clock_shift=0.4),
+            _kick(False, first_step=0.3, miss=0.04, clock_hz=1.6, clock_shift=0.2),
+            _kick(True, first_step=0.4, miss=0.10, clock_hz=1.2, clock_shift=-0.5),
+            _kick(True, first_step=None, miss=None, clock_hz=1.4, clock_shift=0.1),  # no step
+            _kick(False, size=0.2, first_step=5.0, miss=5.0, clock_hz=9.0, clock_shift=9.0)]
     out = kicks.summarize(rows, gait_frequency=1.5)["first_step_after_kicks_of_0.3_m_s_and_more"]
     assert out["held"] == {"pushes": 2, "stepped": 2, "median_first_step_s": pytest.approx(0.2),
                            "median_catch_miss_m": pytest.approx(0.03),
-                           "median_clock_hz": pytest.approx(1.7)}
+                           "median_clock_hz": pytest.approx(1.7),
+                           "median_clock_shift_rad": pytest.approx(0.3)}
     assert out["fell"] == {"pushes": 2, "stepped": 1, "median_first_step_s": pytest.approx(0.4),
                            "median_catch_miss_m": pytest.approx(0.10),
-                           "median_clock_hz": pytest.approx(1.3)}
+                           "median_clock_hz": pytest.approx(1.3),
+                           "median_clock_shift_rad": pytest.approx(-0.2)}
     empty = kicks.summarize([_kick(True, first_step=None, miss=None)], 1.5)
     assert empty["first_step_after_kicks_of_0.3_m_s_and_more"]["fell"]["median_first_step_s"] is None

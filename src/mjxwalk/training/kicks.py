@@ -11,21 +11,24 @@ from __future__ import annotations
 import numpy as np
 
 KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell", "kick_left",
-                "support", "clock_touchdown_s", "first_step_s", "catch_miss_m", "clock_hz")
+                "support", "clock_touchdown_s", "first_step_s", "catch_miss_m", "clock_hz",
+                "clock_shift_rad")
 """The columns of each kick: its episode and control step (which pair it across runs), size
 (m/s), angle between the kick and the torso's heading (degrees, 0-180: 0 pushes the robot
 forward, 180 backward), whether it ended in a fall, whether it points to the robot's left,
 which feet were on the ground (`SUPPORTS`), the seconds until the gait clock's next
-touch-down (at the config's `gait_frequency`, so the bins of `summarize` mean the same for
-a clock the policy moves), the seconds until a foot did touch down, how far that foot landed
+touch-down (on the clock the policy sees, at the config's `gait_frequency`, so the bins of
+`summarize` mean the same for a clock the policy moves), the seconds until a foot did touch down, how far that foot landed
 from where it would have caught the body (`mjxwalk.envs.walk.catch_targets`, m), and the
 gait clock's mean frequency over the `CLOCK_AFTER_S` after the kick (Hz; it moves only for
-a policy given its clock, `WalkConfig.gait_frequency_span`). `first_step_s` and
-`catch_miss_m` are None when no foot touched down before the fall window ended."""
+a policy given its clock, `WalkConfig.gait_frequency_span`) and the mean shift the policy put
+on the clock's angle over the same time (rad, > 0 brings the next touch-down sooner; only
+with `WalkConfig.gait_phase_offset_span`). `first_step_s` and `catch_miss_m` are None when
+no foot touched down before the fall window ended."""
 
 CLOCK_AFTER_S = 0.3
-"""Seconds after a kick over which `clock_hz` averages: about the half cycle in which a
-clock the policy can speed up would bring the next step sooner."""
+"""Seconds after a kick over which `clock_hz` and `clock_shift_rad` average: about the half
+cycle in which a clock the policy can move would bring the next step sooner."""
 
 PAIRING_COLUMNS = ("episode", "control_step", "fell")
 """What two kick lists need to be paired kick by kick (files written before the later
@@ -81,7 +84,7 @@ def _share(fell: np.ndarray, mask: np.ndarray) -> dict:
 
 
 def _first_steps(seconds: np.ndarray, miss: np.ndarray, clock_hz: np.ndarray,
-                 mask: np.ndarray) -> dict:
+                 clock_shift: np.ndarray, mask: np.ndarray) -> dict:
     stepped = mask & np.isfinite(seconds)
 
     def median(x, where):
@@ -90,7 +93,8 @@ def _first_steps(seconds: np.ndarray, miss: np.ndarray, clock_hz: np.ndarray,
     return {"pushes": int(mask.sum()), "stepped": int(stepped.sum()),
             "median_first_step_s": median(seconds, stepped),
             "median_catch_miss_m": median(miss, stepped),
-            "median_clock_hz": median(clock_hz, mask & np.isfinite(clock_hz))}
+            "median_clock_hz": median(clock_hz, mask & np.isfinite(clock_hz)),
+            "median_clock_shift_rad": median(clock_shift, mask & np.isfinite(clock_shift))}
 
 
 def summarize(rows, gait_frequency: float) -> dict:
@@ -100,7 +104,7 @@ def summarize(rows, gait_frequency: float) -> dict:
     whether they point toward the stance foot (which must wait half a cycle before it can
     step out) or toward the swinging one. For the kicks of `BIG_KICK` and more, held and
     fallen apart: the median time to the first step, how far it landed from its catch
-    target and the clock's frequency after the kick. The rows are kept under 'kicks'."""
+    target and the clock's frequency and shift after the kick. The rows are kept under 'kicks'."""
     col = {name: i for i, name in enumerate(KICK_COLUMNS)}
     rows = [list(r) for r in rows]
     if any(len(r) != len(KICK_COLUMNS) for r in rows):
@@ -118,6 +122,7 @@ def summarize(rows, gait_frequency: float) -> dict:
     miss = np.array([np.nan if r[col["catch_miss_m"]] is None else r[col["catch_miss_m"]]
                      for r in rows], float)
     clock_hz = column("clock_hz", float)
+    clock_shift = column("clock_shift_rad", float)
     big = size >= BIG_KICK
     half_cycle = 0.5 / gait_frequency
     thirds = [(i * half_cycle / 3, (i + 1) * half_cycle / 3) for i in range(3)]
@@ -142,7 +147,7 @@ def summarize(rows, gait_frequency: float) -> dict:
                                  _share(fell, (touchdown >= lo) & (touchdown < hi))
                                  for lo, hi in thirds},
         f"first_step_after_kicks_of_{BIG_KICK}_m_s_and_more": {
-            "held": _first_steps(first_step, miss, clock_hz, big & ~fell),
-            "fell": _first_steps(first_step, miss, clock_hz, big & fell)},
+            "held": _first_steps(first_step, miss, clock_hz, clock_shift, big & ~fell),
+            "fell": _first_steps(first_step, miss, clock_hz, clock_shift, big & fell)},
         "kicks": rows,
     }
