@@ -77,6 +77,14 @@ def phase_offset_env(kidbot):
 
 
 @pytest.fixture(scope="session")
+def phase_offset_batched(phase_offset_env):
+    """jit(vmap(reset)) and jit(vmap(step)) of `phase_offset_env`."""
+    import jax
+
+    return jax.jit(jax.vmap(phase_offset_env.reset)), jax.jit(jax.vmap(phase_offset_env.step))
+
+
+@pytest.fixture(scope="session")
 def clock_batched(clock_env):
     """jit(vmap(reset)) and jit(vmap(step)) of `clock_env`."""
     import jax

@@ -37,7 +37,6 @@ def test_sizes_and_slices():
     ("default_pose", (0.1, -0.25)), ("history_length", 3), ("control_period", 0.025),
     ("obs_blocks", (ObsBlock("gyro", 3, 0.5), ObsBlock("joint_pos", 2, 1.0))),
     ("servo_ids", (2, 1)), ("kp", (20.0, 21.0)), ("gait_frequency_span", 0.5),
-    ("gait_phase_offset_span", 0.5),
 ])
 def test_hash_changes_with_every_field(field, value):
     assert make(**{field: value}).hash != make().hash
@@ -52,22 +51,38 @@ def test_a_clock_action_adds_one_output():
         make(gait_frequency_span=2.0)
 
 
+def shifted(span=0.5, **changes):
+    """A contract whose policy shifts its clock, with the frame block that shows the shift."""
+    blocks = make().obs_blocks + (ObsBlock("gait_phase_shift", 1, 1.0),)
+    return make(gait_phase_offset_span=span, obs_blocks=blocks, **changes)
+
+
 def test_a_phase_offset_action_adds_one_output():
-    c = make(gait_phase_offset_span=0.5)
-    assert c.action_size == 3 and c.hash != make(gait_frequency_span=0.5).hash
+    c = shifted()
+    assert c.action_size == 3 and c.frame_size == make().frame_size + 1
+    assert c.hash not in (make().hash, shifted(0.6).hash)
     assert PolicyContract.from_json(c.to_json()) == c
     with pytest.raises(ContractError, match=r"gait_phase_offset_span 4.0 must be in \[0, pi\]"):
-        make(gait_phase_offset_span=4.0)
+        shifted(4.0)
     with pytest.raises(ContractError, match="both set: a policy has one clock action"):
-        make(gait_frequency_span=0.5, gait_phase_offset_span=0.5)
+        shifted(gait_frequency_span=0.5)
+
+
+def test_a_phase_offset_needs_a_clock_and_its_block():
+    with pytest.raises(ContractError, match="needs a gait clock .* and the gait_phase_shift"):
+        make(gait_phase_offset_span=0.5)  # no block to show the shift
+    with pytest.raises(ContractError, match="needs a gait clock"):
+        shifted(gait_frequency=0.0)
+    with pytest.raises(ContractError, match="gait_phase_shift observation block needs"):
+        dataclasses.replace(shifted(), gait_phase_offset_span=0.0)
 
 
 def test_contracts_without_a_clock_action_keep_their_hash():
-    """Written before `gait_frequency_span` existed (the hash make() had then), and read back
+    """Written before the clock spans existed (the hash make() had then), and read back
     from such a file: run directories and exported policies of that time still load."""
     assert make().hash == "0eeb300ee0e9f79e4431730fbe3c0fe09c4159ba51e411d023be3355e020c887"
     old = json.loads(make().to_json())
-    del old["gait_frequency_span"]
+    del old["gait_frequency_span"], old["gait_phase_offset_span"]
     assert PolicyContract.from_dict(old) == make()
 
 

@@ -78,8 +78,9 @@ class PolicyContract:
     gait_phase_offset_span: float = 0.0
     """> 0: the action has one more value after the joints', a in [-1, 1]; the runner's
     clock runs at gait_frequency, and the gait phase it puts in the next observation is that
-    clock's angle + gait_phase_offset_span x a, rad, with a the last action's value. 0: no
-    such value. At most one of the two clock spans is > 0."""
+    clock's angle + gait_phase_offset_span x a, rad, with a the last action's value, and the
+    frame's gait_phase_shift block holds that shift. 0: no such value. At most one of the
+    two clock spans is > 0."""
     imu_frame: str = "gyro (rad/s) and gravity (unit vector) in the IMU frame: x forward, y left, z up"
     """Convention the IMU readings must follow."""
     format_version: int = FORMAT_VERSION
@@ -104,6 +105,13 @@ class PolicyContract:
         if self.gait_frequency_span and self.gait_phase_offset_span:
             raise ContractError("gait_frequency_span and gait_phase_offset_span are both set: "
                                 "a policy has one clock action")
+        shift_block = any(b.name == "gait_phase_shift" for b in self.obs_blocks)
+        if self.gait_phase_offset_span and not (self.gait_frequency and shift_block):
+            raise ContractError("gait_phase_offset_span needs a gait clock (gait_frequency > 0) "
+                                "and the gait_phase_shift observation block")
+        if shift_block and not self.gait_phase_offset_span:
+            raise ContractError("the gait_phase_shift observation block needs "
+                                "gait_phase_offset_span > 0")
 
     @property
     def nu(self) -> int:

@@ -27,22 +27,29 @@ BLOCKS = {
     "gait_phase": "cos and sin of the gait clock phase",
     "action_latency": "control periods from reading the sensors to the goal positions going "
                       "out on the servo bus, as the runner times its own loop",
+    "gait_phase_shift": "the shift the last action put on the gait clock, rad: its clock "
+                        "value times the contract's gait_phase_offset_span",
 }
 """Every block an observation frame can hold; readings use these names."""
 
 DEFAULT_SCALES = {"gyro": 0.25, "gravity": 1.0, "joint_pos": 1.0, "joint_vel": 0.05,
-                  "last_action": 1.0, "command": 1.0, "gait_phase": 1.0, "action_latency": 1.0}
+                  "last_action": 1.0, "command": 1.0, "gait_phase": 1.0, "action_latency": 1.0,
+                  "gait_phase_shift": 1.0}
 """Scales that keep every block of order one for a kid-size robot."""
 
 
 def make_blocks(nu: int, gait_phase: bool, scales: Mapping[str, float] | None = None,
-                action_latency: bool = False) -> tuple[ObsBlock, ...]:
+                action_latency: bool = False,
+                gait_phase_shift: bool = False) -> tuple[ObsBlock, ...]:
     """The standard actor frame layout for a robot with `nu` actuated joints; the optional
-    blocks (gait phase, action latency) where asked for."""
+    blocks (gait phase, action latency, gait phase shift) where asked for, after the others
+    in that order, so a layout without them is the one trained policies were built on."""
     scales = {**DEFAULT_SCALES, **(scales or {})}
     sizes = {"gyro": 3, "gravity": 3, "joint_pos": nu, "joint_vel": nu, "last_action": nu,
-             "command": len(COMMAND_NAMES), "gait_phase": 2, "action_latency": 1}
-    wanted = {"gait_phase": gait_phase, "action_latency": action_latency}
+             "command": len(COMMAND_NAMES), "gait_phase": 2, "action_latency": 1,
+             "gait_phase_shift": 1}
+    wanted = {"gait_phase": gait_phase, "action_latency": action_latency,
+              "gait_phase_shift": gait_phase_shift}
     names = [n for n in BLOCKS if wanted.get(n, True)]
     return tuple(ObsBlock(n, sizes[n], float(scales[n])) for n in names)
 
@@ -59,9 +66,10 @@ def frame(contract: PolicyContract, readings: Mapping, xp=np):
 
     readings: 'gyro' (3), 'orientation' (quaternion w, x, y, z of the IMU in the world),
     'joint_pos' (absolute angles, policy order), 'joint_vel', 'last_action', 'command' (3),
-    'gait_phase' (the clock angle in rad) and 'action_latency' (control periods from the
-    readings to the goal positions reaching the servos; the runner times its own loop) when
-    the contract has those blocks.
+    'gait_phase' (the clock angle in rad, shifted by the last action's clock value when the
+    policy shifts its clock), 'action_latency' (control periods from the readings to the goal
+    positions reaching the servos; the runner times its own loop) and 'gait_phase_shift'
+    (that shift, rad) when the contract has those blocks.
     """
     values = {
         "gyro": lambda: readings["gyro"],
@@ -74,6 +82,7 @@ def frame(contract: PolicyContract, readings: Mapping, xp=np):
         "gait_phase": lambda: xp.stack([xp.cos(readings["gait_phase"]),
                                         xp.sin(readings["gait_phase"])]),
         "action_latency": lambda: readings["action_latency"],
+        "gait_phase_shift": lambda: readings["gait_phase_shift"],
     }
     parts = []
     for block in contract.obs_blocks:

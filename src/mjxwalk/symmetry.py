@@ -166,7 +166,8 @@ def frame_mirror(contract, joints: SignedPermutation) -> SignedPermutation:
     blocks = {"gyro": signs(AXIAL), "gravity": signs(POLAR), "joint_pos": joints,
               "joint_vel": joints, "last_action": joints,
               "command": signs((1.0, -1.0, -1.0)),  # vx, vy, yaw_rate
-              "gait_phase": signs((-1.0, -1.0)), "action_latency": identity(1)}
+              "gait_phase": signs((-1.0, -1.0)), "action_latency": identity(1),
+              "gait_phase_shift": identity(1)}  # a shift is the same on either half-cycle
     parts = []
     for block in contract.obs_blocks:
         if block.name not in blocks:

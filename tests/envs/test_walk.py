@@ -88,7 +88,8 @@ def test_observation_equals_numpy_build_from_c_sensors(walk_env):
     dx = jax.jit(mjx.forward)(walk_env.mjx_model, mjx.put_data(m, d))
     action = jnp.linspace(-0.5, 0.5, walk_env.action_size)
     command, phase = jnp.array([0.3, 0.0, 0.2]), jnp.array(1.0)
-    env_frame = walk_env.sensing.clean_frame(walk_env.mjx_model, dx, action, command, phase, 0.0)
+    env_frame = walk_env.sensing.clean_frame(walk_env.mjx_model, dx, action, command, phase, 0.0,
+                                             jnp.zeros(0))
     i = walk_env.index
     readings = {"gyro": d.sensordata[i.gyro_adr:i.gyro_adr + 3],
                 "orientation": d.sensordata[i.orientation_adr:i.orientation_adr + 4],
@@ -317,43 +318,62 @@ def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     np.testing.assert_allclose(first_rate_penalty, expected, rtol=1e-5)
 
 
-def test_a_phase_offset_action_shifts_the_clock_the_policy_sees(phase_offset_env):
+def test_a_phase_offset_action_shifts_the_clock_the_policy_sees(phase_offset_env,
+                                                                phase_offset_batched):
     """With `gait_phase_offset_span` the last action value shifts the gait angle the actor
-    observes and the feet are rewarded on, by span x a, at once and only for that step: the
-    clock underneath runs on at `gait_frequency` whatever the actions."""
+    and critic observe and the feet are rewarded on, by span x a, at once and only for that
+    step, and the frame shows the shift: the clock underneath runs on at `gait_frequency`
+    whatever the actions."""
     from mjxwalk import rewards
 
-    env = phase_offset_env
+    env, cfg = phase_offset_env, phase_offset_env.config
     assert env.action_size == env.contract.action_size == 19
     assert env.contract.gait_phase_offset_span == 1.0 and env.contract.gait_frequency_span == 0
+    assert env.contract.obs_blocks[-1].name == "gait_phase_shift"
     mirror = env.mirror.action
     assert mirror.index[18] == 18 and mirror.sign[18] == 1.0 and mirror.is_involution()
 
-    shifts = jnp.array([-1.0, 0.0, 0.5, 2.0])  # 2.0 clips to 1
+    # 8 envs, as the mirror test steps, so the two share one compile; +-2.0 clip to +-1
+    shifts = jnp.array([-1.0, 0.0, 0.5, 2.0, -0.5, 0.25, 1.0, -2.0])
     n = len(shifts)
-    reset, step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    reset, step = phase_offset_batched
     state = reset(jax.random.split(jax.random.PRNGKey(8), n))
-    clock = np.asarray(state.info["walk"].phase, np.float64)
+    # a walking command, so the feet's reward depends on the clock (standing, it does not)
+    walk = state.info["walk"].replace(command=jnp.tile(jnp.array([0.3, 0.1, 0.4]), (n, 1)))
+    state = state.replace(info={**state.info, "walk": walk})
+    clock = np.asarray(walk.phase, np.float64)
     gait = env.contract.block_slice("gait_phase")
+    shift_at = env.contract.block_slice("gait_phase_shift")
     joints = jnp.zeros((n, 18))
     for shift in (shifts, -shifts):  # a new shift replaces the last, it does not add to it
         state = step(state, jnp.concatenate([joints, shift[:, None]], axis=1))
         clock = clock + 2 * np.pi * 1.5 * env.dt
         walk = state.info["walk"]
         np.testing.assert_allclose(np.cos(np.asarray(walk.phase) - clock), 1.0, atol=1e-8)
-        seen = clock + np.clip(np.asarray(shift), -1, 1)
-        np.testing.assert_allclose(np.asarray(state.metrics["gait_phase_offset"]),
-                                   np.clip(np.asarray(shift), -1, 1), rtol=1e-6)
-        # the newest frame comes first in the actor's observation
-        np.testing.assert_allclose(np.asarray(state.obs["state"][:, gait]),
-                                   np.stack([np.cos(seen), np.sin(seen)], axis=1), atol=1e-5)
+        applied = np.clip(np.asarray(shift), -1, 1)
+        seen = clock + applied
+        np.testing.assert_allclose(np.asarray(state.metrics["gait_phase_offset"]), applied,
+                                   rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(state.metrics["gait_phase_offset_abs"]),
+                                   np.abs(applied), rtol=1e-6)
+        # the newest frame comes first in the actor's observation and the critic's
+        for key in ("state", "privileged_state"):
+            o = np.asarray(state.obs[key])
+            np.testing.assert_allclose(o[:, gait], np.stack([np.cos(seen), np.sin(seen)], 1),
+                                       atol=1e-5)
+            np.testing.assert_allclose(o[:, shift_at][:, 0], applied, atol=1e-6)
         clearance = np.asarray(walk.feet_pos[:, :, 2]) - np.asarray(env._foot_rest_height)
-        cfg = env.config
-        expected = [cfg.rewards.feet_phase * float(rewards.feet_phase(
-            jnp.asarray(clearance[i]), seen[i], walk.command[i], cfg.swing_height,
-            cfg.feet_phase_sigma)) for i in range(n)]
-        np.testing.assert_allclose(np.asarray(state.metrics["reward/feet_phase"]), expected,
-                                   rtol=1e-4)
+
+        def feet_phase(phase):
+            return np.array([cfg.rewards.feet_phase * float(rewards.feet_phase(
+                jnp.asarray(clearance[i]), phase[i], walk.command[i], cfg.swing_height,
+                cfg.feet_phase_sigma)) for i in range(n)])
+
+        paid = np.asarray(state.metrics["reward/feet_phase"])
+        np.testing.assert_allclose(paid, feet_phase(seen), rtol=1e-4)
+        # and not on the clock underneath, where the shift is large enough to matter
+        unshifted = feet_phase(clock)
+        assert np.sum(np.abs(paid - unshifted) > 1e-3 * np.abs(unshifted)) >= 4
 
 
 def test_an_observed_action_latency_is_the_episodes_delay(kidbot):

@@ -35,12 +35,12 @@ def mirror_state(env, state):
     return state.replace(pipeline_state=data, info={**state.info, "walk": walk})
 
 
-@pytest.mark.parametrize("name", ["nominal", "clock"])
+@pytest.mark.parametrize("name", ["nominal", "clock", "phase_offset"])
 def test_mirror_maps_commute_with_the_physics(name, request):
-    """Also with a clock the policy moves: the mirrored gait is the other half-cycle of the
-    same clock, so the rate value mirrors to itself."""
+    """Also with a clock the policy moves, by its rate or by a shift: the mirrored gait is
+    the other half-cycle of the same clock, so the clock value mirrors to itself."""
     env = request.getfixturevalue(f"{name}_env")
-    reset, step = request.getfixturevalue("batched" if name == "nominal" else "clock_batched")
+    reset, step = request.getfixturevalue("batched" if name == "nominal" else f"{name}_batched")
     m = env.mirror
     assert m.state.is_involution() and m.privileged_state.is_involution()
     n = 4

@@ -71,7 +71,8 @@ class WalkEnv(brax_base.Env):
             velocity_limit=tuple(robot.array("velocity_limit")),
             control_period=robot.control_period,
             obs_blocks=obs.make_blocks(robot.nu, config.gait_phase, dict(config.obs_scales),
-                                       action_latency=config.observe_action_latency),
+                                       action_latency=config.observe_action_latency,
+                                       gait_phase_shift=config.gait_phase_offset_span > 0),
             history_length=config.history_length,
             command_names=obs.COMMAND_NAMES,
             command_low=config.commands.low,
@@ -261,7 +262,7 @@ class WalkEnv(brax_base.Env):
         metrics.update(nan_resets=zero, falls=zero, pushes=zero, lin_vel_error=zero,
                        yaw_rate_error=zero, terrain_level=info.level.astype(jnp.float32),
                        gait_frequency=jnp.asarray(cfg.gait_frequency, jnp.float32),
-                       gait_phase_offset=zero)
+                       gait_phase_offset=zero, gait_phase_offset_abs=zero)
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self.sensing.privileged(
                            model, data, info, action, command, phase, contact, force)}
@@ -366,7 +367,7 @@ class WalkEnv(brax_base.Env):
             lin_vel_error=jnp.linalg.norm(command[:2] - lin_vel[:2]),
             yaw_rate_error=jnp.abs(command[2] - ang_vel[2]),
             terrain_level=info.level.astype(jnp.float32), gait_frequency=frequency,
-            gait_phase_offset=offset)
+            gait_phase_offset=offset, gait_phase_offset_abs=jnp.abs(offset))
         observation = {"state": obs.actor_observation(info.history, xp=jnp),
                        "privileged_state": self.sensing.privileged(
                            model, data, info, action, command, phase, contact, force)}

@@ -60,14 +60,15 @@ class Sensing:
         return jnp.concatenate([imu["gyro"], imu["orientation"]])
 
     def readings(self, model: mjx.Model, data: mjx.Data, last_action, command, phase,
-                 action_latency) -> dict[str, jax.Array]:
+                 action_latency, last_clock) -> dict[str, jax.Array]:
         """What a perfect robot would measure, in the names `mjxwalk.obs.frame` expects."""
         imu = self.imu(model, data)
         return {"gyro": imu["gyro"], "orientation": imu["orientation"],
                 "joint_pos": data.qpos[self.index.qpos_adr],
                 "joint_vel": data.qvel[self.index.dof_adr],
                 "last_action": last_action, "command": command, "gait_phase": phase,
-                "action_latency": action_latency}
+                "action_latency": action_latency,
+                "gait_phase_shift": self.contract.gait_phase_offset_span * jnp.sum(last_clock)}
 
     def action_latency(self, params: randomize.EpisodeParams) -> jax.Array:
         """This episode's action delay in control periods, whole periods plus substeps."""
@@ -83,7 +84,8 @@ class Sensing:
         imu = info.imu[p.imu_delay]
         gyro = geometry.rotate_inverse(p.imu_rotation, imu[:3], xp=jnp) + p.gyro_bias
         orientation = geometry.quat_mul(imu[3:], p.imu_rotation, xp=jnp)
-        readings = self.readings(model, data, last_action, command, phase, self.action_latency(p))
+        readings = self.readings(model, data, last_action, command, phase, self.action_latency(p),
+                                 info.last_clock)
         return {**readings, "gyro": gyro, "orientation": orientation,
                 "joint_pos": readings["joint_pos"] + p.servo.joint_offset,
                 "action_latency": readings["action_latency"] + p.action_latency_error}
@@ -97,9 +99,11 @@ class Sensing:
         frame = frame.at[gravity].add(info.params.gravity_bias * scale)
         return frame + randomize.frame_noise(rng, self.contract, self.noise)
 
-    def clean_frame(self, model, data, last_action, command, phase, action_latency):
+    def clean_frame(self, model, data, last_action, command, phase, action_latency,
+                    last_clock):
         """The noise-free frame of a perfect robot (the critic's view)."""
-        readings = self.readings(model, data, last_action, command, phase, action_latency)
+        readings = self.readings(model, data, last_action, command, phase, action_latency,
+                                 last_clock)
         return obs.frame(self.contract, readings, xp=jnp)
 
     def privileged(self, model, data, info: WalkInfo, last_action, command, phase, contact,
@@ -111,7 +115,8 @@ class Sensing:
         torso = data.xpos[idx.torso_body]
         p = info.params
         return jnp.concatenate([
-            self.clean_frame(model, data, last_action, command, phase, self.action_latency(p)),
+            self.clean_frame(model, data, last_action, command, phase, self.action_latency(p),
+                             info.last_clock),
             lin_vel, ang_vel * 0.25,
             jnp.mean(info.yaw_rates, keepdims=True),
             (torso[2:3] - self.ground_height(torso[:2])) / self.torso_height,
@@ -126,7 +131,8 @@ class Sensing:
 
 def privileged_layout(nu: int, frame_size: int, clock_size: int = 0) -> list[tuple[str, int]]:
     """Names and sizes of the privileged observation's parts, in order (for inspection).
-    `clock_size` 1: the policy moves its gait clock, and the critic sees the clock value it set last."""
+    `clock_size` 1: the policy moves its gait clock, and the critic sees the clock value it
+    set last."""
     return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
             ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
