@@ -1,13 +1,15 @@
 """Evaluate a trained walk run under full randomization and file the results.
 
     python benchmarks/evaluate_walk.py runs/<name> [benchmarks/results/<prefix>] [episodes]
-        [--no-pushes] [--set FIELD=JSON ...] [--how-trained "the command and what it changed"]
+        [--no-pushes] [--checkpoint STEP] [--set FIELD=JSON ...]
+        [--how-trained "the command and what it changed"]
 
 Episodes per scenario default to 64: the share of episodes with a fall is then known to
 about ±12 points at 40% (the report gives its 95% interval); 256 halves that. The walk
 report's kicks (`evaluate.ACCEPTANCE_PUSHES`) land in every episode unless `--no-pushes`.
 The acceptance targets are judged under those kicks only: without them the file says
-`targets_met_without_pushes` instead of `targets_met`. `--set` changes an env config field
+`targets_met_without_pushes` instead of `targets_met`. `--checkpoint` evaluates one of the
+checkpoints the run kept (its env step) instead of the latest. `--set` changes an env config field
 for the evaluation only, as `mjxwalk-train --set` does for training (a run trained on part
 of a range is evaluated on the whole of it this way). Writes <prefix>.json (how it was
 trained if given, the pushes, scenario results, training summary, versions) and copies the
@@ -27,8 +29,9 @@ import _cli
 
 
 def main(run_dir: Path, prefix: Path, episodes: int = 64, pushes: dict = evaluate.ACCEPTANCE_PUSHES,
-         how_trained: str | None = None, overrides: tuple = ()) -> None:
-    config, _, make_policy, step, state = load_run(run_dir, overrides)
+         how_trained: str | None = None, overrides: tuple = (),
+         at_step: int | None = None) -> None:
+    config, _, make_policy, step, state = load_run(run_dir, overrides, at_step)
     report = evaluate.walk_report(config, make_policy, state, num_envs=episodes, pushes=pushes)
     summary = json.loads((run_dir / "summary.json").read_text())
     met = "targets_met" if pushes == evaluate.ACCEPTANCE_PUSHES else "targets_met_without_pushes"
@@ -52,8 +55,10 @@ if __name__ == "__main__":
     parser = _cli.parser(__doc__, 64)
     parser.add_argument("--no-pushes", action="store_true",
                         help="no kicks in any episode (the report's kicks otherwise)")
+    parser.add_argument("--checkpoint", type=int, metavar="STEP",
+                        help="evaluate the checkpoint written at this env step (default: the latest)")
     parser.add_argument("--how-trained", help="filed first in the JSON: the command and what it changed")
     args, overrides = _cli.parse(parser)
     main(args.run_dir, args.prefix, args.episodes,
          {"enabled": False} if args.no_pushes else evaluate.ACCEPTANCE_PUSHES, args.how_trained,
-         overrides)
+         overrides, args.checkpoint)

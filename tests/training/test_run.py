@@ -109,6 +109,18 @@ def test_load_run_rebuilds_the_final_state(smoke_run):
     assert action.shape == (18,)
 
 
+def test_load_run_at_a_kept_step_and_not_at_another(smoke_run):
+    from mjxwalk.training.checkpoint import CheckpointError
+    from mjxwalk.training.run import load_run
+
+    *_, step, state = load_run(smoke_run.run_dir, at_step=smoke_run.env_steps)
+    assert step == smoke_run.env_steps
+    _assert_same(state, smoke_run.state)
+    with pytest.raises(CheckpointError, match=rf"no checkpoint at step 12; it kept "
+                                              rf"{smoke_run.env_steps}$"):
+        load_run(smoke_run.run_dir, at_step=12)
+
+
 def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run, tmp_path):
     from mjxwalk.training.run import load_run
 

@@ -295,9 +295,10 @@ def check_contract(run_dir: str | Path, env) -> None:
                       "to load this run")
 
 
-def load_run(run_dir: str | Path, env_overrides: tuple = ()):
+def load_run(run_dir: str | Path, env_overrides: tuple = (), at_step: int | None = None):
     """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
-    its config.json and latest checkpoint: for evaluation, rendering and export.
+    its config.json and latest checkpoint (or the one written at env step `at_step`, of
+    those the run kept): for evaluation, rendering and export.
     `env_overrides` ((field, value) pairs, as `--set` gives them) are applied after the
     run's own, so a policy is evaluated under other conditions than it trained in; one that
     changes what the policy reads or does (its contract) is refused."""
@@ -315,7 +316,12 @@ def load_run(run_dir: str | Path, env_overrides: tuple = ()):
                           "and does unchanged")
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
-    step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like)
+    mgr = checkpoint.manager(run_dir / "checkpoints", 3)
+    if at_step is not None and at_step not in mgr.all_steps():
+        kept = ", ".join(map(str, sorted(mgr.all_steps()))) or "none"
+        raise checkpoint.CheckpointError(f"{run_dir} has no checkpoint at step {at_step}; "
+                                         f"it kept {kept}")
+    step, state = checkpoint.restore(mgr, like, at_step)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return config, env, ppo_networks.make_inference_fn(networks), step, state
