@@ -264,9 +264,10 @@ class WalkConfig:
     gait_phase_offset_span: float = 0.0
     """rad the policy may shift its gait clock by, step by step: > 0 adds one action after
     the joints', a in [-1, 1], and the clock the policy sees and is rewarded on is the fixed
-    clock's angle + span x a. Unlike a rate, one step's value moves the next touch-down at
-    once, so per-step exploration can try a sooner catch step; the shift is not kept (the
-    next step's action sets it again). 0: no such action. At most pi (a full half-cycle
+    clock's angle + span x a, and a `gait_phase_shift` block in every frame shows the shift
+    (so the actor knows where the clock underneath is). Unlike a rate, one step's value
+    moves the next touch-down at once, so per-step exploration can try a sooner catch step;
+    the shift is not kept (the next step's action sets it again). 0: no such action. At most pi (a full half-cycle
     either way); not together with gait_frequency_span (one clock action at a time)."""
     observe_action_latency: bool = False
     """Give the actor this episode's action delay (`latency.action_steps` plus substeps, in
