@@ -33,10 +33,8 @@ def _recorder(env):
 
     def record(s):
         walk = s.info["walk"]
-        # the clock angle the policy sees: the fixed clock's, shifted by its clock action
-        seen_phase = walk.phase + s.metrics["gait_phase_offset"]
         return (s.metrics["falls"], s.metrics["pushes"], s.data.qvel[:, 0:2],
-                s.data.xmat[:, torso], walk.last_contact, seen_phase,
+                s.data.xmat[:, torso], walk.last_contact, walk.phase,
                 s.data.subtree_com[:, torso], s.data.xpos[:, feet, :2], s.metrics["gait_frequency"],
                 s.metrics["gait_phase_offset"])
 
@@ -77,7 +75,9 @@ def pushes_and_falls(config, env, policy, scenario: str, num_envs: int, seconds:
             after = slice(t + 1, min(t + 1 + clock_window, live))
             rows.append((env_i, int(t), float(np.linalg.norm(kick)), float(angle), fell,
                          bool(kick @ left > 0), kicks.support(contact[t, env_i]),
-                         kicks.clock_touchdown_s(float(phase[t, env_i]), frequency),
+                         # on the clock the policy sees: the fixed one, shifted by its action
+                         kicks.clock_touchdown_s(float(phase[t, env_i] + shift[t, env_i]),
+                                                 frequency),
                          first_step_s, miss,
                          float(np.mean(clock_hz[after, env_i])) if t + 1 < live else None,
                          float(np.mean(shift[after, env_i])) if t + 1 < live else None))

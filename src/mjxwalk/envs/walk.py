@@ -383,12 +383,11 @@ class WalkEnv(brax_base.Env):
         same last value). Without a clock action: the fixed frequency and no shift."""
         cfg = self.config
         frequency = jnp.asarray(cfg.gait_frequency, jnp.float32)
-        offset = jnp.zeros((), jnp.float32)
         if self.contract.clock_size == 0:
-            return action, frequency, offset
+            return action, frequency, jnp.zeros((), jnp.float32)
         nu, clock = self.robot.nu, action[self.robot.nu]
         return (action[:nu], frequency + cfg.gait_frequency_span * clock,
-                offset + cfg.gait_phase_offset_span * clock)
+                cfg.gait_phase_offset_span * clock)
 
     def catch_targets(self, data: mjx.Data) -> jax.Array:
         """World xy (n_feet, 2) where each foot would catch the body now (`catch_targets`)."""

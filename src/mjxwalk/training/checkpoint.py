@@ -76,6 +76,9 @@ def save(mgr: ocp.CheckpointManager, step: int, state: Any, envs: Any = None,
 
 def restore(mgr: ocp.CheckpointManager, like: Any, step: int | None = None) -> tuple[int, Any]:
     """The latest (or given) checkpoint, with the structure of `like`."""
+    if step is not None and step not in mgr.all_steps():
+        kept = ", ".join(map(str, sorted(mgr.all_steps()))) or "none"
+        raise CheckpointError(f"{mgr.directory} has no checkpoint at step {step}; it kept {kept}")
     step = mgr.latest_step() if step is None else step
     if step is None:
         raise CheckpointError(f"no checkpoint to resume from in {mgr.directory}")

@@ -18,10 +18,10 @@ KICK_COLUMNS = ("episode", "control_step", "size_m_s", "angle_deg", "fell", "kic
 forward, 180 backward), whether it ended in a fall, whether it points to the robot's left,
 which feet were on the ground (`SUPPORTS`), the seconds until the gait clock's next
 touch-down (on the clock the policy sees, at the config's `gait_frequency`, so the bins of
-`summarize` mean the same for a clock the policy moves), the seconds until a foot did touch down, how far that foot landed
-from where it would have caught the body (`mjxwalk.envs.walk.catch_targets`, m), and the
-gait clock's mean frequency over the `CLOCK_AFTER_S` after the kick (Hz; it moves only for
-a policy given its clock, `WalkConfig.gait_frequency_span`) and the mean shift the policy put
+`summarize` mean the same for a clock the policy moves), the seconds until a foot did touch
+down, how far that foot landed from where it would have caught the body
+(`mjxwalk.envs.walk.catch_targets`, m), and the gait clock's mean frequency over the
+`CLOCK_AFTER_S` after the kick (Hz; it moves only for a policy given its clock, `WalkConfig.gait_frequency_span`) and the mean shift the policy put
 on the clock's angle over the same time (rad, > 0 brings the next touch-down sooner; only
 with `WalkConfig.gait_phase_offset_span`). `first_step_s` and `catch_miss_m` are None when
 no foot touched down before the fall window ended."""
@@ -104,7 +104,8 @@ def summarize(rows, gait_frequency: float) -> dict:
     whether they point toward the stance foot (which must wait half a cycle before it can
     step out) or toward the swinging one. For the kicks of `BIG_KICK` and more, held and
     fallen apart: the median time to the first step, how far it landed from its catch
-    target and the clock's frequency and shift after the kick. The rows are kept under 'kicks'."""
+    target and the clock's frequency and shift after the kick. The rows are kept under
+    'kicks'."""
     col = {name: i for i, name in enumerate(KICK_COLUMNS)}
     rows = [list(r) for r in rows]
     if any(len(r) != len(KICK_COLUMNS) for r in rows):

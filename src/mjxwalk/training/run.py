@@ -316,12 +316,7 @@ def load_run(run_dir: str | Path, env_overrides: tuple = (), at_step: int | None
                           "and does unchanged")
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
-    mgr = checkpoint.manager(run_dir / "checkpoints", 3)
-    if at_step is not None and at_step not in mgr.all_steps():
-        kept = ", ".join(map(str, sorted(mgr.all_steps()))) or "none"
-        raise checkpoint.CheckpointError(f"{run_dir} has no checkpoint at step {at_step}; "
-                                         f"it kept {kept}")
-    step, state = checkpoint.restore(mgr, like, at_step)
+    step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like, at_step)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return config, env, ppo_networks.make_inference_fn(networks), step, state
