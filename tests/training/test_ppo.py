@@ -44,3 +44,40 @@ def test_discount_switches_at_the_step_count():
     assert [float(at(jnp.int32(s))) for s in (0, 2047, 2048, 4096)] == \
         [jnp.float32(0.97), jnp.float32(0.97), jnp.float32(0.99), jnp.float32(0.99)]
     assert ppo.discounting_at(smoke(), jnp.int32(10**6)) == smoke().discounting
+
+
+def test_learning_rate_decays_linearly_to_the_last_iteration():
+    """`learning_rate` until the decay starts, then linear by the env steps at each
+    iteration's end, so the iteration that ends at `num_timesteps` trains at exactly
+    `learning_rate_final`; without one it stays a Python constant (the step compiles as
+    before), and a decay that starts past the run's end keeps the rate."""
+    config = dataclasses.replace(smoke(), learning_rate=4e-4, learning_rate_final=0.0,
+                                 learning_rate_decay_start_steps=1000, num_timesteps=3000)
+    at = jax.jit(lambda steps: ppo.learning_rate_at(config, steps))
+    assert [float(at(jnp.int32(s))) for s in (0, 1000, 2000, 3000, 5000)] == \
+        pytest.approx([4e-4, 4e-4, 2e-4, 0.0, 0.0])
+    assert ppo.learning_rate_at(smoke(), jnp.int32(10**6)) == smoke().learning_rate
+    late = dataclasses.replace(config, learning_rate_decay_start_steps=3000)
+    assert ppo.learning_rate_at(late, jnp.int32(10**6)) == late.learning_rate
+
+
+def test_an_iteration_at_learning_rate_zero_leaves_the_weights():
+    """The schedule reaches the optimizer: a one-iteration run decayed to 0 runs all its
+    minibatch updates (Adam counts them and its moments move) without moving a weight,
+    while the normalizer still learns from the collected steps."""
+    config = dataclasses.replace(smoke(), learning_rate_final=0.0,
+                                 num_timesteps=smoke().env_steps_per_iteration)
+    env = build_env(config)
+    batched = BatchedEnv(env, config.num_envs, episode_length=config.episode_length)
+    networks = ppo.make_networks(config, env)
+    state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
+    env_state = batched.reset(jax.random.split(jax.random.PRNGKey(1), config.num_envs))
+    iteration = jax.jit(ppo.make_iteration(config, batched, networks, config.num_envs, axis=None))
+    new_state, _, metrics = iteration(state, env_state)
+    assert float(metrics["train/learning_rate"]) == 0.0
+    for old, new in zip(jax.tree.leaves(state.params), jax.tree.leaves(new_state.params)):
+        assert jnp.array_equal(old, new)
+    adam = new_state.optimizer_state[1][0]
+    assert int(adam.count) == config.num_minibatches * config.num_updates_per_batch
+    assert any(float(jnp.abs(m).max()) > 0 for m in jax.tree.leaves(adam.mu))
+    assert int(new_state.normalizer_params.count) > int(state.normalizer_params.count)

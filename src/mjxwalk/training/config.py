@@ -40,7 +40,17 @@ class TrainConfig:
     num_updates_per_batch: int = 4
     """Passes over the collected data per update."""
     learning_rate: float = 3e-4
-    """Adam learning rate."""
+    """Adam learning rate (until `learning_rate_decay_start_steps` when `learning_rate_final`
+    is set)."""
+    learning_rate_final: float | None = None
+    """Learning rate of the last iteration, reached at `num_timesteps`: from
+    `learning_rate_decay_start_steps` on, each iteration's rate is interpolated linearly
+    between `learning_rate` and this by the env steps at its end. None keeps
+    `learning_rate` throughout. Smaller steps at the end let the policy settle instead of
+    moving as far between checkpoints as one run differs from another."""
+    learning_rate_decay_start_steps: int = 0
+    """Env steps from which the learning rate moves towards `learning_rate_final`. At or past
+    `num_timesteps` the rate stays `learning_rate` (a resume trained further decays)."""
     entropy_cost: float = 1e-2
     """Weight of the entropy bonus. Resuming a 12.2M-step walk run for 1.6M steps at 1e-3
     instead moved the policy's standard deviation from 0.67 to 0.62 and changed no fall
@@ -128,10 +138,19 @@ class TrainConfig:
             if self.discounting_switch_steps < 0:
                 raise ConfigError("discounting_switch_steps must be >= 0, got "
                                   f"{self.discounting_switch_steps:,}")
-        for name in ("num_timesteps", "discounting_switch_steps"):
+        for name in ("num_timesteps", "discounting_switch_steps",
+                     "learning_rate_decay_start_steps"):
             if getattr(self, name) >= MAX_ENV_STEPS:
                 raise ConfigError(f"{name} {getattr(self, name):,} does not fit the training "
                                   f"state's int32 step counter (at most {MAX_ENV_STEPS - 1:,})")
+        if self.learning_rate_final is None and self.learning_rate_decay_start_steps:
+            raise ConfigError("learning_rate_decay_start_steps is set but learning_rate_final "
+                              "is not: give the learning rate to decay to")
+        if self.learning_rate_final is not None and self.learning_rate_final < 0:
+            raise ConfigError(f"learning_rate_final must be >= 0, got {self.learning_rate_final}")
+        if self.learning_rate_decay_start_steps < 0:
+            raise ConfigError("learning_rate_decay_start_steps must be >= 0, got "
+                              f"{self.learning_rate_decay_start_steps:,}")
         if self.estimator_targets and self.estimator_loss_weight <= 0:
             raise ConfigError("estimator_loss_weight must be > 0 when estimator_targets are set, "
                               f"got {self.estimator_loss_weight}")

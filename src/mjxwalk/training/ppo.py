@@ -6,9 +6,9 @@ resumed run continues exactly. One iteration = collect `batch_size x num_minibat
 unrolls of `unroll_length` steps, update the observation normalizer, then
 `num_updates_per_batch` passes of minibatch gradient steps. With `symmetry_augmentation`
 the collected unrolls are joined by their mirror images first (`mjxwalk.training.augment`).
-With `discounting_final` the discount is chosen inside the compiled step from the
-state's step counter, so the switch needs no recompilation and a resume lands on the
-right side of it. `iteration` is pmapped over the local devices (and, with
+With `discounting_final` the discount, and with `learning_rate_final` the learning rate,
+are chosen inside the compiled step from the state's step counter, so a schedule needs no
+recompilation and a resume lands on the right point of it. `iteration` is pmapped over the local devices (and, with
 jax.distributed, all hosts' devices share one axis).
 """
 
@@ -72,9 +72,13 @@ def _estimator_slices(config: TrainConfig, env) -> tuple[slice, ...]:
     return estimator.target_slices(env.unwrapped.privileged_parts, config.estimator_targets)
 
 
-def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
-    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
-                       optax.adam(config.learning_rate))
+def make_optimizer(config: TrainConfig, learning_rate: float | jax.Array | None = None
+                   ) -> optax.GradientTransformation:
+    """Clipped Adam at `learning_rate` (default: the config's). The rate may be a traced
+    value: it scales the update without any state of its own, so the optimizer state has
+    the same structure whatever the schedule (checkpoints stay interchangeable)."""
+    rate = config.learning_rate if learning_rate is None else learning_rate
+    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(rate))
 
 
 def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.Array
@@ -91,14 +95,13 @@ def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.A
 def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axis: str | None):
     """(TrainingState, env_state) -> (TrainingState, env_state, metrics), one device's work."""
     make_policy = ppo_networks.make_inference_fn(networks)
-    optimizer = make_optimizer(config)
 
     if config.estimator_targets:
         slices = _estimator_slices(config, env)
         estimator_net = estimator.make_estimator(estimator.estimate_size(slices),
                                                  config.estimator_hidden, normalizer_fn(config))
 
-    def make_update(discounting):
+    def make_update(discounting, learning_rate):
         loss_fn = functools.partial(
             ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
             discounting=discounting, reward_scaling=config.reward_scaling,
@@ -107,8 +110,8 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         if config.estimator_targets:
             loss_fn = estimator.with_estimator_loss(loss_fn, estimator_net, slices,
                                                     config.estimator_loss_weight)
-        return gradients.gradient_update_fn(loss_fn, optimizer, pmap_axis_name=axis,
-                                            has_aux=True)
+        return gradients.gradient_update_fn(loss_fn, make_optimizer(config, learning_rate),
+                                            pmap_axis_name=axis, has_aux=True)
 
     # batch_size x num_minibatches unrolls over all devices, as in brax
     unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
@@ -162,9 +165,11 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
                                                    pmap_axis_name=axis)
         discounting = discounting_at(config, state.env_steps)
         metrics["train/discounting"] = jnp.asarray(discounting, jnp.float32)
+        learning_rate = learning_rate_at(config, state.env_steps + config.env_steps_per_iteration)
+        metrics["train/learning_rate"] = jnp.asarray(learning_rate, jnp.float32)
         (opt_state, params, _), loss_metrics = jax.lax.scan(
             functools.partial(epoch, data=data, normalizer_params=normalizer,
-                              update=make_update(discounting)),
+                              update=make_update(discounting, learning_rate)),
             (state.optimizer_state, state.params, k_sgd), None,
             length=config.num_updates_per_batch)
         metrics.update({f"loss/{k}": jnp.mean(v) for k, v in loss_metrics.items()})
@@ -186,6 +191,20 @@ def discounting_at(config: TrainConfig, env_steps: jax.Array) -> float | jax.Arr
         return config.discounting
     return jnp.where(env_steps >= config.discounting_switch_steps,
                      jnp.float32(config.discounting_final), jnp.float32(config.discounting))
+
+
+def learning_rate_at(config: TrainConfig, env_steps: jax.Array) -> float | jax.Array:
+    """The learning rate of the iteration that ends at `env_steps` env steps: `learning_rate`
+    until `learning_rate_decay_start_steps`, then linear to `learning_rate_final` at
+    `num_timesteps` (so the last iteration trains at exactly that rate), then held."""
+    if config.learning_rate_final is None:
+        return config.learning_rate
+    start, end = config.learning_rate_decay_start_steps, config.num_timesteps
+    if start >= end:
+        return config.learning_rate
+    done = jnp.clip((jnp.asarray(env_steps, jnp.float32) - start) / (end - start), 0.0, 1.0)
+    return (config.learning_rate
+            + done * (config.learning_rate_final - config.learning_rate)).astype(jnp.float32)
 
 
 def finite(tree) -> jax.Array:
