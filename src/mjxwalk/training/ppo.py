@@ -8,8 +8,8 @@ unrolls of `unroll_length` steps, update the observation normalizer, then
 the collected unrolls are joined by their mirror images first (`mjxwalk.training.augment`).
 With `discounting_final` the discount, and with `learning_rate_final` the learning rate,
 are chosen inside the compiled step from the state's step counter, so a schedule needs no
-recompilation and a resume lands on the right point of it. `iteration` is pmapped over the local devices (and, with
-jax.distributed, all hosts' devices share one axis).
+recompilation and a resume lands on the right point of it. `iteration` is pmapped over
+the local devices (and, with jax.distributed, all hosts' devices share one axis).
 """
 
 from __future__ import annotations
