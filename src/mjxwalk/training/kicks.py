@@ -21,9 +21,10 @@ touch-down (on the clock the policy sees, at the config's `gait_frequency`, so t
 `summarize` mean the same for a clock the policy moves), the seconds until a foot did touch
 down, how far that foot landed from where it would have caught the body
 (`mjxwalk.envs.walk.catch_targets`, m), and the gait clock's mean frequency over the
-`CLOCK_AFTER_S` after the kick (Hz; it moves only for a policy given its clock, `WalkConfig.gait_frequency_span`) and the mean shift the policy put
-on the clock's angle over the same time (rad, > 0 brings the next touch-down sooner; only
-with `WalkConfig.gait_phase_offset_span`). `first_step_s` and `catch_miss_m` are None when
+`CLOCK_AFTER_S` after the kick (Hz; it moves only for a policy given its clock,
+`WalkConfig.gait_frequency_span`) and the mean shift the policy put on the clock's angle
+over the same time (rad, > 0 brings the next touch-down sooner; only with
+`WalkConfig.gait_phase_offset_span`). `first_step_s` and `catch_miss_m` are None when
 no foot touched down before the fall window ended."""
 
 CLOCK_AFTER_S = 0.3
