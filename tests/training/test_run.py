@@ -121,6 +121,78 @@ def test_load_run_at_a_kept_step_and_not_at_another(smoke_run):
         load_run(smoke_run.run_dir, at_step=12)
 
 
+def _without_checkpoints(run_dir, to):
+    """What a shipped policy keeps of a run (models/policies/<name>/)."""
+    to.mkdir()
+    for name in ("config.json", "contract.json", "summary.json", "policy_params.msgpack"):
+        shutil.copy(run_dir / name, to / name)
+    return to
+
+
+def test_load_run_without_checkpoints_acts_as_the_final_checkpoint(smoke_run, tmp_path):
+    from mjxwalk.training.run import load_run
+
+    kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
+    config, env, make_policy, step, state = load_run(kept)
+    assert config == smoke() and step == smoke_run.env_steps
+    _assert_same((state.normalizer_params, state.params.policy),
+                 (smoke_run.state.normalizer_params, smoke_run.state.params.policy))
+    obs, key = env.reset(jax.random.PRNGKey(0)).obs, jax.random.PRNGKey(1)
+    acted = [make_policy((s.normalizer_params, s.params.policy, s.params.value),
+                         deterministic=True)(obs, key)[0] for s in (state, smoke_run.state)]
+    np.testing.assert_array_equal(*acted)
+    assert not (kept / "checkpoints").exists(), "loading a shipped policy wrote into it"
+
+
+def _policy_bytes_of(config, env) -> bytes:
+    from flax import serialization
+
+    state = ppo.init_state(config, ppo.make_networks(config, env), env.observation_size,
+                           jax.random.PRNGKey(0))
+    return serialization.to_bytes({"normalizer": state.normalizer_params,
+                                   "policy": state.params.policy})
+
+
+@pytest.mark.parametrize("damage, error, message", [
+    ("truncated", "ConfigError", r"policy_params.msgpack: not a policy file \("),
+    ("three layers", "ConfigError", r"policy_params.msgpack: its arrays do not fit the network "
+                                    r"this run's config builds \(they differ at .*hidden_3"),
+    ("wider layers", "ConfigError", r"policy_params.msgpack: its arrays do not fit the network "
+                                    r"this run's config builds \(they differ at \['policy'\]"),
+    ("no summary", "CheckpointError", r"no checkpoints and no summary.json"),
+    ("summary without steps", "ConfigError", r"summary.json: not a run's summary \(KeyError"),
+])
+def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
+        smoke_run, tmp_path, damage, error, message):
+    from mjxwalk.errors import ConfigError
+    from mjxwalk.training.checkpoint import CheckpointError
+    from mjxwalk.training.run import build_env, load_run
+
+    kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
+    params = kept / "policy_params.msgpack"
+    if damage == "truncated":
+        params.write_bytes(params.read_bytes()[: params.stat().st_size // 2])
+    elif damage in ("three layers", "wider layers"):
+        hidden = (32, 32, 32) if damage == "three layers" else (48, 48)
+        other = dataclasses.replace(smoke(), policy_hidden=hidden)
+        params.write_bytes(_policy_bytes_of(other, build_env(other)))
+    elif damage == "no summary":
+        (kept / "summary.json").unlink()
+    else:
+        (kept / "summary.json").write_text('{"stopped_by": "steps"}')
+    with pytest.raises({"ConfigError": ConfigError, "CheckpointError": CheckpointError}[error],
+                       match=message):
+        load_run(kept)
+
+
+def test_resume_of_a_run_kept_without_checkpoints_is_refused(smoke_run, tmp_path):
+    from mjxwalk.training.checkpoint import CheckpointError
+
+    kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
+    with pytest.raises(CheckpointError, match=r"--resume: no checkpoints in .*kept$"):
+        train(smoke(), out=kept, resume=True, show_progress=False)
+
+
 def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run, tmp_path):
     from mjxwalk.training.run import load_run
 

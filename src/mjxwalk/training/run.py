@@ -298,7 +298,8 @@ def check_contract(run_dir: str | Path, env) -> None:
 def load_run(run_dir: str | Path, env_overrides: tuple = (), at_step: int | None = None):
     """A finished or stopped run's (config, env, make_policy, env_steps, state), rebuilt from
     its config.json and latest checkpoint (or the one written at env step `at_step`, of
-    those the run kept): for evaluation, rendering and export.
+    those the run kept), or from its policy_params.msgpack if it kept no checkpoints (a
+    shipped policy, `mjxwalk.policy_path`): for evaluation, rendering and export.
     `env_overrides` ((field, value) pairs, as `--set` gives them) are applied after the
     run's own, so a policy is evaluated under other conditions than it trained in; one that
     changes what the policy reads or does (its contract) is refused."""
@@ -316,10 +317,53 @@ def load_run(run_dir: str | Path, env_overrides: tuple = (), at_step: int | None
                           "and does unchanged")
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
-    step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like, at_step)
+    if at_step is None and not checkpoint.saved_steps(run_dir / "checkpoints"):
+        step, state = _policy_file_state(run_dir, like)
+    else:
+        step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like,
+                                         at_step)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return config, env, ppo_networks.make_inference_fn(networks), step, state
+
+
+def _policy_file_state(run_dir: Path, like: ppo.TrainingState) -> tuple[int, ppo.TrainingState]:
+    """A run kept without its checkpoints (a shipped policy): `like` with the actor and the
+    observation normalizer of its policy_params.msgpack and the step of its summary.json.
+    The critic and the optimizer stay `like`'s untrained ones: the state acts, and cannot
+    be trained on (`--resume` wants checkpoints)."""
+    from flax import serialization
+
+    path, summary = run_dir / "policy_params.msgpack", run_dir / "summary.json"
+    for needed in (path, summary):
+        if not needed.exists():
+            raise checkpoint.CheckpointError(
+                f"{run_dir}: no checkpoints and no {needed.name}: nothing to load a policy from")
+    template = {"normalizer": like.normalizer_params, "policy": like.params.policy}
+    try:
+        step = int(json.loads(summary.read_text())["env_steps"])
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"{summary}: not a run's summary ({type(e).__name__}: {e})") from None
+    try:
+        raw = serialization.msgpack_restore(path.read_bytes())
+    except Exception as e:  # noqa: BLE001 - msgpack raises many kinds on bad bytes
+        raise ConfigError(f"{path}: not a policy file ({type(e).__name__}: {e})") from None
+    # flax would drop extra arrays and take any shape in place: compare them first
+    have, want = _leaf_shapes(raw), _leaf_shapes(serialization.to_state_dict(template))
+    if differ := sorted(k for k in have.keys() | want.keys() if have.get(k) != want.get(k)):
+        raise ConfigError(f"{path}: its arrays do not fit the network this run's config builds "
+                          f"(they differ at {', '.join(differ[:3])}"
+                          f"{', ...' if len(differ) > 3 else ''})")
+    saved = serialization.from_state_dict(template, raw)
+    params = like.params.replace(policy=saved["policy"])
+    return step, like.replace(params=params, normalizer_params=saved["normalizer"],
+                              env_steps=jnp.asarray(step, like.env_steps.dtype))
+
+
+def _leaf_shapes(tree: Any) -> dict[str, tuple]:
+    """Each array's path in `tree` and its shape."""
+    return {jax.tree_util.keystr(k): np.shape(x)
+            for k, x in jax.tree_util.tree_leaves_with_path(tree)}
 
 
 def _check_symmetric(env) -> None:
