@@ -185,14 +185,6 @@ def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
         load_run(kept)
 
 
-def test_resume_of_a_run_kept_without_checkpoints_is_refused(smoke_run, tmp_path):
-    from mjxwalk.training.checkpoint import CheckpointError
-
-    kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
-    with pytest.raises(CheckpointError, match=r"--resume: no checkpoints in .*kept$"):
-        train(smoke(), out=kept, resume=True, show_progress=False)
-
-
 def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run, tmp_path):
     from mjxwalk.training.run import load_run
 
