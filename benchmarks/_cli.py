@@ -6,10 +6,18 @@ import argparse
 from pathlib import Path
 
 from mjxwalk.cli.train import parse_overrides
+from mjxwalk.policies import list_policies, policy_path
 
 SCRIPT_FIELDS = ("pushes", "commands")
 """Env fields each script sets itself for its scenarios (`evaluate.env_with_fixed_commands`):
 a `--set` of them would be overwritten, so it is refused rather than recorded."""
+
+
+def _run_dir(text: str) -> Path:
+    """A run directory, or the name of a policy mjxwalk ships (`mjxwalk.list_policies()`)."""
+    if not Path(text).exists() and text in list_policies():
+        return policy_path(text)
+    return Path(text)
 
 
 def _episodes(text: str) -> int:
@@ -22,7 +30,9 @@ def _episodes(text: str) -> int:
 def parser(doc: str, episodes: int) -> argparse.ArgumentParser:
     """run_dir, [prefix], [episodes] and --set; `doc`'s first paragraph describes it."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("run_dir", type=Path, help="the run directory (runs/<name>)")
+    p.add_argument("run_dir", type=_run_dir,
+                   help="the run directory (runs/<name>), or a shipped policy's name "
+                        f"({', '.join(list_policies()) or 'none yet'})")
     # defaults written out: parse_intermixed_args hides them from %(default)s
     p.add_argument("prefix", type=Path, nargs="?", default=Path("benchmarks/results/walk_cpu"),
                    help="where the result files go, <prefix>*.json (default "

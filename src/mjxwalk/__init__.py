@@ -19,6 +19,8 @@ _LAZY = {
     "load_robot": "mjxwalk.robot",
     "RobotSpec": "mjxwalk.robot",
     "PolicyContract": "mjxwalk.contract",
+    "list_policies": "mjxwalk.policies",
+    "policy_path": "mjxwalk.policies",
     "train": "mjxwalk.training.run",
     "TrainConfig": "mjxwalk.training.config",
     "SpecError": "mjxwalk.errors",

@@ -141,6 +141,9 @@ def test_load_run_without_checkpoints_acts_as_the_final_checkpoint(smoke_run, tm
     acted = [make_policy((s.normalizer_params, s.params.policy, s.params.value),
                          deterministic=True)(obs, key)[0] for s in (state, smoke_run.state)]
     np.testing.assert_array_equal(*acted)
+    with pytest.raises(checkpoint.CheckpointError,
+                       match=r"kept no checkpoints, so none at step 12$"):
+        load_run(kept, at_step=12)
     assert not (kept / "checkpoints").exists(), "loading a shipped policy wrote into it"
 
 

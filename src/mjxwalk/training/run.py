@@ -317,11 +317,14 @@ def load_run(run_dir: str | Path, env_overrides: tuple = (), at_step: int | None
                           "and does unchanged")
     networks = ppo.make_networks(config, env)
     like = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
-    if at_step is None and not checkpoint.saved_steps(run_dir / "checkpoints"):
-        step, state = _policy_file_state(run_dir, like)
-    else:
+    if checkpoint.saved_steps(run_dir / "checkpoints"):
         step, state = checkpoint.restore(checkpoint.manager(run_dir / "checkpoints", 3), like,
                                          at_step)
+    elif at_step is not None:
+        raise checkpoint.CheckpointError(f"{run_dir} kept no checkpoints, so none at step "
+                                         f"{at_step}")
+    else:
+        step, state = _policy_file_state(run_dir, like)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return config, env, ppo_networks.make_inference_fn(networks), step, state
