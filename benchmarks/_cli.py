@@ -13,7 +13,7 @@ SCRIPT_FIELDS = ("pushes", "commands")
 a `--set` of them would be overwritten, so it is refused rather than recorded."""
 
 
-def _run_dir(text: str) -> Path:
+def run_dir(text: str) -> Path:
     """A run directory, or the name of a policy mjxwalk ships (`mjxwalk.list_policies()`)."""
     if not Path(text).exists() and text in list_policies():
         return policy_path(text)
@@ -30,7 +30,7 @@ def _episodes(text: str) -> int:
 def parser(doc: str, episodes: int) -> argparse.ArgumentParser:
     """run_dir, [prefix], [episodes] and --set; `doc`'s first paragraph describes it."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("run_dir", type=_run_dir,
+    p.add_argument("run_dir", type=run_dir,
                    help="the run directory (runs/<name>), or a shipped policy's name "
                         f"({', '.join(list_policies()) or 'none yet'})")
     # defaults written out: parse_intermixed_args hides them from %(default)s

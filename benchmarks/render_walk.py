@@ -2,6 +2,8 @@
 forward, then to turn, then to stand.
 
     python benchmarks/render_walk.py runs/<name> [docs/kidbot_walk.gif]
+
+The run may be a shipped policy's name (`kidbot_walk`).
 """
 
 import sys
@@ -15,6 +17,8 @@ from mjxwalk import render
 from mjxwalk.training.evaluate import env_with_fixed_commands, policy_fn
 from mjxwalk.training.run import load_run
 from mjxwalk.wrappers import BatchedEnv
+
+import _cli
 
 SEGMENTS = [((0.3, 0.0, 0.0), 5.0), ((0.0, 0.0, 0.5), 3.0), ((0.0, 0.0, 0.0), 1.5)]
 """(vx, vy, yaw rate) commands and how long each is held, s."""
@@ -53,4 +57,5 @@ def main(run_dir: Path, out: Path, candidates: int = 8) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "docs/kidbot_walk.gif"))
+    main(_cli.run_dir(sys.argv[1]),
+         Path(sys.argv[2] if len(sys.argv) > 2 else "docs/kidbot_walk.gif"))

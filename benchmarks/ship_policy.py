@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 
 from mjxwalk import results
-from mjxwalk.policies import policies_dir
+
+POLICIES = Path(__file__).resolve().parents[1] / "models" / "policies"
+"""The repository's folder of shipped policies (the package links to it as mjxwalk/_policies)."""
 
 KEPT = ("config.json", "contract.json", "summary.json", "policy_params.msgpack")
 """What a shipped policy keeps of its run: enough for `load_run`, not for `--resume`."""
@@ -29,14 +31,13 @@ def main(run_dir: Path, name: str, report_path: Path) -> None:
         sys.exit(f"{run_dir}: no {', '.join(missing)}; is it a finished run?")
     report = json.loads(report_path.read_text())
     steps = json.loads((run_dir / "summary.json").read_text())["env_steps"]
-    if report.get("checkpoint_env_steps") != steps or "targets_met" not in report:
-        sys.exit(f"{report_path}: not a walk report with kicks of {run_dir} at its final "
-                 f"{steps:,} steps (it is of step {report.get('checkpoint_env_steps')}); run "
+    of_this_run = (Path(report.get("run", "")).resolve() == run_dir.resolve()
+                   and report.get("checkpoint_env_steps") == steps)
+    if not of_this_run or "targets_met" not in report or "evaluation_env_overrides" in report:
+        sys.exit(f"{report_path}: not a walk report of {run_dir} at its final {steps:,} steps, "
+                 "with the report's kicks and no --set (it is of "
+                 f"{report.get('run')} at step {report.get('checkpoint_env_steps')}); run "
                  f"benchmarks/evaluate_walk.py {run_dir} first")
-    folder = policies_dir() / name
-    folder.mkdir(parents=True, exist_ok=True)
-    for f in KEPT:
-        shutil.copy(run_dir / f, folder / f)
     scenarios = report["evaluation_20s_under_randomization"]
     trained = {
         "name": name, "env_steps": steps, "how_trained": report.get("how_trained"),
@@ -47,8 +48,12 @@ def main(run_dir: Path, name: str, report_path: Path) -> None:
                                              "episodes_with_fall_ci95")}
                       for k, v in scenarios.items()},
         "targets_met": report["targets_met"], "versions": report["versions"]}
+    folder = POLICIES / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in KEPT:
+        shutil.copy(run_dir / f, folder / f)
     results.write(folder / "trained.json", trained)
-    print(f"shipped {run_dir} at {steps:,} steps as {folder.resolve()}")
+    print(f"shipped {run_dir} at {steps:,} steps as {folder}")
 
 
 if __name__ == "__main__":

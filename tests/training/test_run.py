@@ -159,9 +159,12 @@ def _policy_bytes_of(config, env) -> bytes:
 @pytest.mark.parametrize("damage, error, message", [
     ("truncated", "ConfigError", r"policy_params.msgpack: not a policy file \("),
     ("three layers", "ConfigError", r"policy_params.msgpack: its arrays do not fit the network "
-                                    r"this run's config builds \(they differ at .*hidden_3"),
+                                    r"this run's config builds \(they differ at \['policy'\]"),
     ("wider layers", "ConfigError", r"policy_params.msgpack: its arrays do not fit the network "
                                     r"this run's config builds \(they differ at \['policy'\]"),
+    ("other observation", "ConfigError", r"policy_params.msgpack: its arrays do not fit the "
+                                         r"network .*\(they differ at \['normalizer'\]"),
+    ("no params", "CheckpointError", r"no checkpoints and no policy_params.msgpack"),
     ("no summary", "CheckpointError", r"no checkpoints and no summary.json"),
     ("summary without steps", "ConfigError", r"summary.json: not a run's summary \(KeyError"),
 ])
@@ -175,10 +178,14 @@ def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
     params = kept / "policy_params.msgpack"
     if damage == "truncated":
         params.write_bytes(params.read_bytes()[: params.stat().st_size // 2])
-    elif damage in ("three layers", "wider layers"):
-        hidden = (32, 32, 32) if damage == "three layers" else (48, 48)
-        other = dataclasses.replace(smoke(), policy_hidden=hidden)
+    elif damage in ("three layers", "wider layers", "other observation"):
+        other = {"three layers": {"policy_hidden": (32, 32, 32)},
+                 "wider layers": {"policy_hidden": (48, 48)},
+                 "other observation": {"env_overrides": (("history_length", 1),)}}[damage]
+        other = dataclasses.replace(smoke(), **other)
         params.write_bytes(_policy_bytes_of(other, build_env(other)))
+    elif damage == "no params":
+        params.unlink()
     elif damage == "no summary":
         (kept / "summary.json").unlink()
     else:
@@ -186,6 +193,16 @@ def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
     with pytest.raises({"ConfigError": ConfigError, "CheckpointError": CheckpointError}[error],
                        match=message):
         load_run(kept)
+
+
+def test_fresh_run_into_a_run_kept_without_checkpoints_is_refused(smoke_run, tmp_path):
+    """A shipped policy's folder has no checkpoints to protect it the way a run's do."""
+    kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
+    before = {p.name: p.read_bytes() for p in kept.iterdir()}
+    with pytest.raises(checkpoint.CheckpointError, match=r"holds a trained policy kept without "
+                                                         r"its checkpoints .*another --out$"):
+        train(smoke(), out=kept, show_progress=False)
+    assert {p.name: p.read_bytes() for p in kept.iterdir()} == before
 
 
 def test_load_run_applies_evaluation_overrides_after_the_runs_own(smoke_run, tmp_path):

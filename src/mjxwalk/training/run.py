@@ -103,6 +103,10 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     if resume and not (run_dir / "checkpoints").is_dir():
         raise checkpoint.CheckpointError(f"--resume: no checkpoints in {run_dir}")
     saved = [] if resume else checkpoint.saved_steps(run_dir / "checkpoints")
+    if not resume and not saved and (run_dir / "policy_params.msgpack").exists():
+        raise checkpoint.CheckpointError(
+            f"{run_dir} holds a trained policy kept without its checkpoints (a shipped one): "
+            "a run there would overwrite it; train into another --out")
     # processes start seconds to minutes apart (imports, a slow host); gloo gives up on a
     # first collective reached more than 30 s apart, so they meet in the key-value store
     compat.host_barrier("started")
@@ -347,8 +351,9 @@ def _policy_file_state(run_dir: Path, like: ppo.TrainingState) -> tuple[int, ppo
         step = int(json.loads(summary.read_text())["env_steps"])
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
         raise ConfigError(f"{summary}: not a run's summary ({type(e).__name__}: {e})") from None
+    data = path.read_bytes()
     try:
-        raw = serialization.msgpack_restore(path.read_bytes())
+        raw = serialization.msgpack_restore(data)
     except Exception as e:  # noqa: BLE001 - msgpack raises many kinds on bad bytes
         raise ConfigError(f"{path}: not a policy file ({type(e).__name__}: {e})") from None
     # flax would drop extra arrays and take any shape in place: compare them first
@@ -357,7 +362,7 @@ def _policy_file_state(run_dir: Path, like: ppo.TrainingState) -> tuple[int, ppo
         raise ConfigError(f"{path}: its arrays do not fit the network this run's config builds "
                           f"(they differ at {', '.join(differ[:3])}"
                           f"{', ...' if len(differ) > 3 else ''})")
-    saved = serialization.from_state_dict(template, raw)
+    saved = jax.tree.map(jnp.asarray, serialization.from_state_dict(template, raw))
     params = like.params.replace(policy=saved["policy"])
     return step, like.replace(params=params, normalizer_params=saved["normalizer"],
                               env_steps=jnp.asarray(step, like.env_steps.dtype))
