@@ -17,16 +17,14 @@ import sys
 from pathlib import Path
 
 from mjxwalk import results
+from mjxwalk.policies import RUN_FILES
 
 POLICIES = Path(__file__).resolve().parents[1] / "models" / "policies"
 """The repository's folder of shipped policies (the package links to it as mjxwalk/_policies)."""
 
-KEPT = ("config.json", "contract.json", "summary.json", "policy_params.msgpack")
-"""What a shipped policy keeps of its run: enough for `load_run`, not for `--resume`."""
-
 
 def main(run_dir: Path, name: str, report_path: Path) -> None:
-    missing = [f for f in KEPT if not (run_dir / f).is_file()]
+    missing = [f for f in RUN_FILES if not (run_dir / f).is_file()]
     if missing:
         sys.exit(f"{run_dir}: no {', '.join(missing)}; is it a finished run?")
     report = json.loads(report_path.read_text())
@@ -50,7 +48,7 @@ def main(run_dir: Path, name: str, report_path: Path) -> None:
         "targets_met": report["targets_met"], "versions": report["versions"]}
     folder = POLICIES / name
     folder.mkdir(parents=True, exist_ok=True)
-    for f in KEPT:
+    for f in RUN_FILES:
         shutil.copy(run_dir / f, folder / f)
     results.write(folder / "trained.json", trained)
     print(f"shipped {run_dir} at {steps:,} steps as {folder}")

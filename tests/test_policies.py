@@ -8,6 +8,7 @@ import pytest
 
 import mjxwalk
 from mjxwalk.errors import MjxwalkError
+from mjxwalk.policies import RUN_FILES
 
 WALK = "kidbot_walk"
 
@@ -15,8 +16,7 @@ WALK = "kidbot_walk"
 def test_the_walk_policy_is_shipped_with_what_load_run_needs():
     assert WALK in mjxwalk.list_policies()
     folder = mjxwalk.policy_path(WALK)
-    for name in ("config.json", "contract.json", "summary.json", "policy_params.msgpack",
-                 "trained.json"):
+    for name in (*RUN_FILES, "trained.json"):
         assert (folder / name).is_file(), name
 
 

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from mjxwalk.errors import MjxwalkError
 
+RUN_FILES = ("config.json", "contract.json", "summary.json", "policy_params.msgpack")
+"""What a shipped policy keeps of its run: enough for `load_run`, not for `--resume`."""
+
 
 def policies_dir() -> Path:
     """The folder holding the shipped policies, one sub-folder each."""

@@ -123,8 +123,10 @@ def test_load_run_at_a_kept_step_and_not_at_another(smoke_run):
 
 def _without_checkpoints(run_dir, to):
     """What a shipped policy keeps of a run (models/policies/<name>/)."""
+    from mjxwalk.policies import RUN_FILES
+
     to.mkdir()
-    for name in ("config.json", "contract.json", "summary.json", "policy_params.msgpack"):
+    for name in RUN_FILES:
         shutil.copy(run_dir / name, to / name)
     return to
 
@@ -147,15 +149,6 @@ def test_load_run_without_checkpoints_acts_as_the_final_checkpoint(smoke_run, tm
     assert not (kept / "checkpoints").exists(), "loading a shipped policy wrote into it"
 
 
-def _policy_bytes_of(config, env) -> bytes:
-    from flax import serialization
-
-    state = ppo.init_state(config, ppo.make_networks(config, env), env.observation_size,
-                           jax.random.PRNGKey(0))
-    return serialization.to_bytes({"normalizer": state.normalizer_params,
-                                   "policy": state.params.policy})
-
-
 @pytest.mark.parametrize("damage, error, message", [
     ("truncated", "ConfigError", r"policy_params.msgpack: not a policy file \("),
     ("three layers", "ConfigError", r"policy_params.msgpack: its arrays do not fit the network "
@@ -172,7 +165,7 @@ def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
         smoke_run, tmp_path, damage, error, message):
     from mjxwalk.errors import ConfigError
     from mjxwalk.training.checkpoint import CheckpointError
-    from mjxwalk.training.run import build_env, load_run
+    from mjxwalk.training.run import _write_policy, build_env, load_run
 
     kept = _without_checkpoints(smoke_run.run_dir, tmp_path / "kept")
     params = kept / "policy_params.msgpack"
@@ -183,7 +176,9 @@ def test_load_run_without_checkpoints_refuses_a_damaged_policy_by_name(
                  "wider layers": {"policy_hidden": (48, 48)},
                  "other observation": {"env_overrides": (("history_length", 1),)}}[damage]
         other = dataclasses.replace(smoke(), **other)
-        params.write_bytes(_policy_bytes_of(other, build_env(other)))
+        env = build_env(other)
+        _write_policy(kept, ppo.init_state(other, ppo.make_networks(other, env),
+                                           env.observation_size, jax.random.PRNGKey(0)))
     elif damage == "no params":
         params.unlink()
     elif damage == "no summary":

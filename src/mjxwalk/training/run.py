@@ -346,7 +346,7 @@ def _policy_file_state(run_dir: Path, like: ppo.TrainingState) -> tuple[int, ppo
         if not needed.exists():
             raise checkpoint.CheckpointError(
                 f"{run_dir}: no checkpoints and no {needed.name}: nothing to load a policy from")
-    template = {"normalizer": like.normalizer_params, "policy": like.params.policy}
+    template = _policy_tree(like)
     try:
         step = int(json.loads(summary.read_text())["env_steps"])
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
@@ -399,5 +399,10 @@ def _write_policy(run_dir: Path, state: ppo.TrainingState) -> None:
     """The policy's parameters and normalizer (the ONNX export replaces this later)."""
     from flax import serialization
 
-    policy = {"normalizer": state.normalizer_params, "policy": state.params.policy}
-    (run_dir / "policy_params.msgpack").write_bytes(serialization.to_bytes(jax.device_get(policy)))
+    (run_dir / "policy_params.msgpack").write_bytes(
+        serialization.to_bytes(jax.device_get(_policy_tree(state))))
+
+
+def _policy_tree(state: ppo.TrainingState) -> dict:
+    """What policy_params.msgpack holds of a training state: the normalizer and the actor."""
+    return {"normalizer": state.normalizer_params, "policy": state.params.policy}
