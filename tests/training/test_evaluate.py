@@ -2,14 +2,18 @@
 
 import dataclasses
 import math
+from collections import namedtuple
+from types import SimpleNamespace
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from mjxwalk.config import Pushes
 from mjxwalk.training.config import smoke
 from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimate_errors,
-                                       saturation, scenario_env, steps_before, steps_since,
+                                       first_episode, policy_fn, saturation, scenario_env, steps_before, steps_since,
                                        wilson_interval)
 
 
@@ -164,3 +168,53 @@ def test_saturation_counts_actions_at_the_end_of_their_range():
     assert out["env0"]["per_joint"] == [0.25, 0.25, 0.25]
     assert out["env0"]["mean_abs_action"] == pytest.approx([(0.99 + 0.9) / 4, 0.475, 0.465], abs=1e-3)
     assert out["none"] == {"steps": 0}
+
+
+_DriftState = namedtuple("_DriftState", "obs done")
+
+
+class _Drift:
+    """A batched stand-in env: each of 3 envs holds a 2-vector that the action adds to."""
+
+    batch_size = 3
+
+    def reset(self, keys):
+        return _DriftState(jnp.ones((3, 2)), jnp.zeros(3))
+
+    def step(self, s, action):
+        return _DriftState(s.obs + action, jnp.zeros(3))
+
+
+def _linear(params, deterministic):
+    return lambda obs, key: (obs @ params[1]["w"], {})
+
+
+def _state(scale):
+    return SimpleNamespace(normalizer_params=0.0,
+                           params=SimpleNamespace(policy={"w": scale * jnp.eye(2)}, value={}))
+
+
+def test_policies_of_one_network_share_one_rollout_program(monkeypatch):
+    """A checkpoint's parameters go into the rollout as arguments, not as constants, so a
+    second policy of the same networks reuses the compile (on the walk env one compile is
+    about a minute here); closed-over parameters do make another program."""
+    real_jit, programs = jax.jit, []
+
+    def recording_jit(fn):
+        jitted = real_jit(fn)
+
+        def call(*args):
+            programs.append(jitted.lower(*args).as_text())
+            return jitted(*args)
+        return call
+
+    monkeypatch.setattr(jax, "jit", recording_jit)
+    key, record = jax.random.PRNGKey(0), lambda s: s.obs[:, 0]
+    outs = [first_episode(_Drift(), policy_fn(_linear, _state(k)), key, 4, record)[0]
+            for k in (1.0, 2.0)]
+    assert programs[0] == programs[1]
+    assert not np.allclose(outs[0], outs[1])  # the parameters did act
+    np.testing.assert_allclose(outs[1][:, 0], [3, 9, 27, 81])  # x <- x + 2x from 1
+    for k in (1.0, 2.0):  # a closure over the same arrays: one program per policy
+        first_episode(_Drift(), lambda obs, key, k=k: (obs @ (k * jnp.eye(2)), {}), key, 4, record)
+    assert programs[2] != programs[3]

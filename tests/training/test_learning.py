@@ -9,7 +9,7 @@ from mjxwalk.training.run import build_env, train
 import jax
 
 # A small task: forward commands up to 0.3 m/s, no model randomization or pushes, 4 s
-# episodes. 300k steps take about 2 minutes on 2 CPU cores.
+# episodes. 300k steps take about 4.5 minutes on 2 CPU cores, 70 s of it compiling.
 CONFIG = TrainConfig(
     num_envs=128, num_timesteps=300_000, episode_length=200, unroll_length=20, batch_size=64,
     num_minibatches=4, num_updates_per_batch=4, policy_hidden=(64, 64), value_hidden=(128, 128),
@@ -33,8 +33,10 @@ def test_episode_return_rises_well_above_the_untrained_policy(tmp_path):
     # PPO improves the stochastic policy it samples from: compare that policy's returns.
     before = evaluate.evaluate(env, result.make_policy, untrained, deterministic=False)
     after = evaluate.evaluate(env, result.make_policy, result.state, deterministic=False)
-    # Measured here: 71 -> 175 (x2.5) with every untrained episode ending in a fall. x1.5 is
-    # far outside seed-to-seed noise of an untrained policy and well under what training gives.
+    # Measured 71 -> 175 (x2.5) when this was written, and 129 -> 204 (x1.6; fall rate 1.0
+    # -> 0.98) on 2026-12-06, after the walk env's defaults had grown (gait-clock reward,
+    # more kinds of randomization left on): one CPU is deterministic, so this does not
+    # flake, but the margin over x1.5 is now thin (docs/walk_runs.md has no newer figure).
     assert before["fall_rate"] > 0.9
     assert after["episode_return"] > 1.5 * before["episode_return"], (before, after)
     assert after["fall_rate"] < before["fall_rate"]

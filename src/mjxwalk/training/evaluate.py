@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 
 def first_episode(batched, policy, key: jax.Array, steps: int, record):
     """Roll `policy` out for `steps` from fresh resets of `batched`.
 
     Returns `record(state)` stacked over steps and the mask of envs still in their first
-    episode when each step began, both shaped (steps, num_envs).
+    episode when each step began, both shaped (steps, num_envs). A `Policy` enters the
+    compiled rollout as an argument, so its parameters stay out of the program and another
+    policy of the same networks reuses the compile (a closure's arrays are baked in as
+    constants: one new program per policy). Any other callable is closed over.
     """
 
-    @jax.jit
-    def run(key):
+    def run(policy, key):
         env_state = batched.reset(jax.random.split(key, batched.batch_size))
 
         def body(carry, k):
@@ -29,13 +33,34 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record):
         init = (env_state, jnp.ones(batched.batch_size))
         return jax.lax.scan(body, init, jax.random.split(key, steps))[1]
 
-    return run(key)
+    if isinstance(policy, Policy):
+        return jax.jit(run)(policy, key)
+    return jax.jit(lambda key: run(policy, key))(key)
 
 
-def policy_fn(make_policy, state, deterministic: bool = True):
+@struct.dataclass
+class Policy:
+    """A training state's acting function, `policy(obs, key) -> (action, extras)`, with its
+    parameters as pytree leaves (what `first_episode` passes into its compiled rollout)."""
+
+    params: tuple
+    """(normalizer, policy, value) parameters, as brax's `make_policy` takes them."""
+    make_policy: Callable = struct.field(pytree_node=False)
+    """The run's `make_policy` (brax's inference-function factory)."""
+    deterministic: bool = struct.field(pytree_node=False, default=True)
+    """Act with the mode of the action distribution instead of sampling it."""
+
+    def __call__(self, obs, key):
+        return self.make_policy(self.params, deterministic=self.deterministic)(obs, key)
+
+
+def policy_fn(make_policy, state, deterministic: bool = True) -> Policy:
     """The acting function `policy(obs, key) -> (action, extras)` of a training state."""
-    return make_policy((state.normalizer_params, state.params.policy, state.params.value),
-                       deterministic=deterministic)
+    params = (state.normalizer_params, state.params.policy, state.params.value)
+    # one placement and dtype whatever made the state (a fresh init, training's mesh, a
+    # checkpoint, a Python float in the normalizer), so every policy fits one compile
+    params = jax.device_put(jax.tree.map(np.asarray, params), jax.devices()[0])
+    return Policy(params, make_policy, deterministic)
 
 
 def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = None,
