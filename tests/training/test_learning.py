@@ -34,9 +34,8 @@ def test_episode_return_rises_well_above_the_untrained_policy(tmp_path):
     before = evaluate.evaluate(env, result.make_policy, untrained, deterministic=False)
     after = evaluate.evaluate(env, result.make_policy, result.state, deterministic=False)
     # Measured 71 -> 175 (x2.5) when this was written, and 129 -> 204 (x1.6; fall rate 1.0
-    # -> 0.98) on 2026-12-06, after the walk env's defaults had grown (gait-clock reward,
-    # more kinds of randomization left on): one CPU is deterministic, so this does not
-    # flake, but the margin over x1.5 is now thin (docs/walk_runs.md has no newer figure).
+    # -> 0.98) on 2026-12-06, after the walk env's defaults had changed: one CPU is
+    # deterministic, so this does not flake there, but the margin over x1.5 is now thin.
     assert before["fall_rate"] > 0.9
     assert after["episode_return"] > 1.5 * before["episode_return"], (before, after)
     assert after["fall_rate"] < before["fall_rate"]
