@@ -13,8 +13,8 @@ import pytest
 from mjxwalk.config import Pushes
 from mjxwalk.training.config import smoke
 from mjxwalk.training.evaluate import (ACCEPTANCE_PUSHES, check_targets, estimate_errors,
-                                       first_episode, policy_fn, saturation, scenario_env, steps_before, steps_since,
-                                       wilson_interval)
+                                       first_episode, policy_fn, saturation, scenario_env,
+                                       steps_before, steps_since, wilson_interval)
 
 
 @pytest.mark.parametrize("trained_pushes", [{"enabled": False},
