@@ -32,35 +32,40 @@ def test_iteration_returns_the_types_it_takes(estimator_targets):
     env_state = jax.eval_shape(batched.reset, jax.random.split(jax.random.PRNGKey(1),
                                                                config.num_envs))
     iteration = ppo.make_iteration(config, batched, networks, config.num_envs, axis=None)
-    new_state, new_env_state, _ = jax.eval_shape(iteration, state, env_state)
+    new_state, new_env_state, _ = jax.eval_shape(iteration, state, env_state,
+                                                 ppo.schedule(config))
     assert _types(new_state) == _types(state)
     assert _types(new_env_state) == _types(env_state)
 
 
 def test_discount_switches_at_the_step_count():
     """Before the switch the iteration uses `discounting`, from it on `discounting_final`;
-    without a final discount it stays a Python constant (the step compiles as before)."""
+    without a final discount it stays `discounting`."""
     config = dataclasses.replace(smoke(), discounting=0.97, discounting_final=0.99,
                                  discounting_switch_steps=2048)
-    at = jax.jit(lambda steps: ppo.discounting_at(config, steps))
+    at = jax.jit(lambda steps: ppo.discounting_at(ppo.schedule(config), steps))
     assert [float(at(jnp.int32(s))) for s in (0, 2047, 2048, 4096)] == \
         [jnp.float32(0.97), jnp.float32(0.97), jnp.float32(0.99), jnp.float32(0.99)]
-    assert ppo.discounting_at(smoke(), jnp.int32(10**6)) == smoke().discounting
+    constant = ppo.schedule(smoke())
+    assert ppo.discounting_at(constant, jnp.int32(10**6)) == jnp.float32(smoke().discounting)
 
 
 def test_learning_rate_decays_linearly_to_the_last_iteration():
     """`learning_rate` until the decay starts, then linear by the env steps at each
     iteration's end, so the iteration that ends at `num_timesteps` trains at exactly
-    `learning_rate_final`; without one it stays a Python constant (the step compiles as
-    before), and a decay that starts past the run's end keeps the rate."""
+    `learning_rate_final`; without one, or with a decay that starts past the run's end, it
+    stays `learning_rate`."""
     config = dataclasses.replace(smoke(), learning_rate=4e-4, learning_rate_final=0.0,
                                  learning_rate_decay_start_steps=1000, num_timesteps=3000)
-    at = jax.jit(lambda steps: ppo.learning_rate_at(config, steps))
+    at = jax.jit(lambda steps: ppo.learning_rate_at(ppo.schedule(config), steps))
     assert [float(at(jnp.int32(s))) for s in (0, 1000, 2000, 3000, 5000)] == \
         pytest.approx([4e-4, 4e-4, 2e-4, 0.0, 0.0])
-    assert ppo.learning_rate_at(smoke(), jnp.int32(10**6)) == smoke().learning_rate
+    for steps in (0, 10**6):  # exactly the constant rate, not a rounding of it
+        rate = ppo.learning_rate_at(ppo.schedule(smoke()), jnp.int32(steps))
+        assert rate == jnp.float32(smoke().learning_rate)
     late = dataclasses.replace(config, learning_rate_decay_start_steps=3000)
-    assert ppo.learning_rate_at(late, jnp.int32(10**6)) == late.learning_rate
+    assert ppo.learning_rate_at(ppo.schedule(late), jnp.int32(10**6)) == \
+        jnp.float32(late.learning_rate)
 
 
 class _PointEnv:
@@ -103,7 +108,7 @@ def test_an_iteration_at_learning_rate_zero_leaves_the_weights():
 
     def run(config):
         iteration = ppo.make_iteration(config, env, networks, config.num_envs, axis=None)
-        return jax.jit(iteration)(state, env_state)
+        return jax.jit(iteration)(state, env_state, ppo.schedule(config))
 
     still, _, metrics = run(decayed)
     moved, _, _ = run(base)
@@ -116,3 +121,23 @@ def test_an_iteration_at_learning_rate_zero_leaves_the_weights():
     adam = still.optimizer_state[1][0]
     assert int(adam.count) == base.num_minibatches * base.num_updates_per_batch
     assert any(float(jnp.abs(m).max()) > 0 for m in jax.tree.leaves(adam.mu))
+
+
+def test_runs_that_differ_only_in_their_schedule_share_one_compiled_iteration():
+    """The schedule is an argument of the step, not constants in it: a run with a discount
+    switch and a learning-rate decay lowers to the same program as a constant one (and so
+    loads it from the compilation cache), and a different network does not."""
+    base = dataclasses.replace(smoke(), symmetry_augmentation=False)
+    scheduled = dataclasses.replace(base, discounting_final=0.5, discounting_switch_steps=64,
+                                    learning_rate_final=0.0, num_timesteps=10**6)
+    env = _PointEnv(base.num_envs)
+
+    def program(config):
+        networks = ppo.make_networks(config, env)
+        state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(0))
+        env_state = env.reset(jax.random.split(jax.random.PRNGKey(1), config.num_envs))
+        iteration = ppo.make_iteration(config, env, networks, config.num_envs, axis=None)
+        return jax.jit(iteration).lower(state, env_state, ppo.schedule(config)).as_text()
+
+    assert program(scheduled) == program(base)
+    assert program(dataclasses.replace(base, policy_hidden=(16,))) != program(base)

@@ -7,9 +7,11 @@ unrolls of `unroll_length` steps, update the observation normalizer, then
 `num_updates_per_batch` passes of minibatch gradient steps. With `symmetry_augmentation`
 the collected unrolls are joined by their mirror images first (`mjxwalk.training.augment`).
 With `discounting_final` the discount, and with `learning_rate_final` the learning rate,
-are chosen inside the compiled step from the state's step counter, so a schedule needs no
-recompilation and a resume lands on the right point of it. `iteration` is pmapped over
-the local devices (and, with jax.distributed, all hosts' devices share one axis).
+are chosen inside the compiled step from the state's step counter and a `Schedule` the step
+takes as an argument: a resume lands on the right point of the schedule, and runs that
+differ only in it share one compiled step (and its compilation cache entry). `iteration` is
+pmapped over the local devices (and, with jax.distributed, all hosts' devices share one
+axis).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from brax.training import acting, gradients
 from brax.training.acme import running_statistics, specs
@@ -47,6 +50,43 @@ class TrainingState:
     """Environment steps trained so far (all devices)."""
     rng: jax.Array
     """Random key for the next iteration."""
+
+
+@struct.dataclass
+class Schedule:
+    """The hyperparameters that change with the env step count, as arrays: an argument of
+    the compiled iteration rather than constants inside it."""
+
+    discounting: jax.Array
+    """Discount factor before `discounting_switch_steps`."""
+    discounting_final: jax.Array
+    """Discount factor from `discounting_switch_steps` on (`discounting` without a switch)."""
+    discounting_switch_steps: jax.Array
+    """Env steps at which the discount switches."""
+    learning_rate: jax.Array
+    """Learning rate before the decay starts."""
+    learning_rate_final: jax.Array
+    """Learning rate at the run's last env step (`learning_rate` without a decay)."""
+    decay_start_steps: jax.Array
+    """Env steps at which the learning rate starts to decay."""
+    decay_steps: jax.Array
+    """Env steps from the decay's start to the run's end (at least 1)."""
+
+
+def schedule(config: TrainConfig) -> Schedule:
+    """`config`'s schedule. Without `discounting_final` or `learning_rate_final` (or with a
+    decay that starts at or past the run's end) the final value is the constant one."""
+    start, end = config.learning_rate_decay_start_steps, config.num_timesteps
+    decays = config.learning_rate_final is not None and start < end
+    f32 = np.float32
+    return Schedule(
+        discounting=f32(config.discounting),
+        discounting_final=f32(config.discounting if config.discounting_final is None
+                              else config.discounting_final),
+        discounting_switch_steps=np.int32(config.discounting_switch_steps),
+        learning_rate=f32(config.learning_rate),
+        learning_rate_final=f32(config.learning_rate_final if decays else config.learning_rate),
+        decay_start_steps=f32(start), decay_steps=f32(max(end - start, 1)))
 
 
 def make_networks(config: TrainConfig, env):
@@ -93,7 +133,8 @@ def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.A
 
 
 def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axis: str | None):
-    """(TrainingState, env_state) -> (TrainingState, env_state, metrics), one device's work."""
+    """(TrainingState, env_state, Schedule) -> (TrainingState, env_state, metrics), one
+    device's work."""
     make_policy = ppo_networks.make_inference_fn(networks)
 
     if config.estimator_targets:
@@ -138,7 +179,7 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
             (opt_state, params, k_grad), jax.tree.map(shuffle, data))
         return (opt_state, params, key), metrics
 
-    def iteration(state: TrainingState, env_state):
+    def iteration(state: TrainingState, env_state, schedule: Schedule):
         rng, k_unroll, k_sgd = jax.random.split(state.rng, 3)
         policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
 
@@ -163,9 +204,10 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         if config.normalize_observations:
             normalizer = running_statistics.update(normalizer, data.observation,
                                                    pmap_axis_name=axis)
-        discounting = discounting_at(config, state.env_steps)
+        discounting = discounting_at(schedule, state.env_steps)
         metrics["train/discounting"] = jnp.asarray(discounting, jnp.float32)
-        learning_rate = learning_rate_at(config, state.env_steps + config.env_steps_per_iteration)
+        learning_rate = learning_rate_at(schedule,
+                                         state.env_steps + config.env_steps_per_iteration)
         metrics["train/learning_rate"] = jnp.asarray(learning_rate, jnp.float32)
         (opt_state, params, _), loss_metrics = jax.lax.scan(
             functools.partial(epoch, data=data, normalizer_params=normalizer,
@@ -185,26 +227,19 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
     return iteration
 
 
-def discounting_at(config: TrainConfig, env_steps: jax.Array) -> float | jax.Array:
+def discounting_at(schedule: Schedule, env_steps: jax.Array) -> jax.Array:
     """The discount factor of the iteration that starts after `env_steps` env steps."""
-    if config.discounting_final is None:
-        return config.discounting
-    return jnp.where(env_steps >= config.discounting_switch_steps,
-                     jnp.float32(config.discounting_final), jnp.float32(config.discounting))
+    return jnp.where(env_steps >= schedule.discounting_switch_steps,
+                     schedule.discounting_final, schedule.discounting)
 
 
-def learning_rate_at(config: TrainConfig, env_steps: jax.Array) -> float | jax.Array:
+def learning_rate_at(schedule: Schedule, env_steps: jax.Array) -> jax.Array:
     """The learning rate of the iteration that ends at `env_steps` env steps: `learning_rate`
-    until `learning_rate_decay_start_steps`, then linear to `learning_rate_final` at
-    `num_timesteps` (so the last iteration trains at exactly that rate), then held."""
-    if config.learning_rate_final is None:
-        return config.learning_rate
-    start, end = config.learning_rate_decay_start_steps, config.num_timesteps
-    if start >= end:
-        return config.learning_rate
-    done = jnp.clip((jnp.asarray(env_steps, jnp.float32) - start) / (end - start), 0.0, 1.0)
-    return (config.learning_rate
-            + done * (config.learning_rate_final - config.learning_rate)).astype(jnp.float32)
+    until the decay starts, then linear to `learning_rate_final` at the run's last step (so
+    the last iteration trains at exactly that rate), then held."""
+    done = jnp.clip((jnp.asarray(env_steps, jnp.float32) - schedule.decay_start_steps)
+                    / schedule.decay_steps, 0.0, 1.0)
+    return schedule.learning_rate + done * (schedule.learning_rate_final - schedule.learning_rate)
 
 
 def finite(tree) -> jax.Array:

@@ -160,6 +160,7 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
 
     iteration = ppo.make_iteration(config, batched, networks, envs_per_device, ppo.AXIS)
     p_iteration = jax.pmap(iteration, axis_name=ppo.AXIS, donate_argnums=(0, 1))
+    schedule = compat.replicate(ppo.schedule(config), local)
     p_reset = jax.pmap(batched.reset)
 
     key_env = jax.random.fold_in(jax.random.PRNGKey(config.seed + 1), start_steps)
@@ -193,7 +194,7 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     if jax.process_count() > 1:
         # compile once ahead (filling the compilation cache), then meet: gloo drops a
         # collective whose processes arrive more than 30 s apart, and compile times differ
-        p_iteration.lower(replicated, env_state).compile()
+        p_iteration.lower(replicated, env_state, schedule).compile()
         compat.host_barrier("compiled")
     compile_s: float | None = None
 
@@ -210,7 +211,7 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     it = 0
     try:
         while steps < config.num_timesteps:
-            replicated, env_state, m = p_iteration(replicated, env_state)
+            replicated, env_state, m = p_iteration(replicated, env_state, schedule)
             m = jax.tree.map(lambda x: float(np.asarray(x)[0]), jax.device_get(m))
             if compile_s is None:  # the first iteration is mostly compilation
                 compile_s = time.perf_counter() - started
