@@ -43,8 +43,11 @@ def test_mirror_maps_commute_with_the_physics(name, request):
     reset, step = request.getfixturevalue("batched" if name == "nominal" else f"{name}_batched")
     m = env.mirror
     assert m.state.is_involution() and m.privileged_state.is_involution()
-    n = 4
-    state = reset(jax.random.split(jax.random.PRNGKey(11), n))
+    # batches the env tests of this config already compiled (test_walk.py, same xdist
+    # group): 64 nominal envs, 8 with a clock action; half are stepped mirrored
+    n = 32 if name == "nominal" else 4
+    state = reset(jax.random.split(jax.random.PRNGKey(11), 2 * n))
+    state = jax.tree.map(lambda x: x[:n], state)
     walk = state.info["walk"]
     # commands with every component non-zero, so a wrong sign cannot hide
     walk = walk.replace(command=jnp.tile(jnp.array([0.3, 0.1, 0.4]), (n, 1)))

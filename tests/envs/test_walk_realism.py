@@ -42,15 +42,18 @@ def test_action_reaches_the_servos_exactly_k_steps_later(delayed_env):
     np.testing.assert_allclose(seen, [old, old, new, new], atol=1e-5)
 
 
-def test_substep_delay_holds_the_previous_target(nominal_env):
+def test_substep_delay_holds_the_previous_target(nominal_env, batched):
     env = nominal_env
-    state = jax.jit(env.reset)(jax.random.PRNGKey(1))
+    reset, _ = batched  # one env of the batch the other nominal tests compiled
+    state = jax.tree.map(lambda x: x[0], reset(jax.random.split(jax.random.PRNGKey(1), 64)))
     prev, new = env._default_pose, env._default_pose + 0.05
     params = state.info["walk"].params.servo
-    for substeps, expected in ((2, prev), (3, new)):
-        data = jax.jit(lambda d, n=substeps: sim.step_physics(
-            env.mjx_model, d, env.index, new, prev, 2, n, "position", params, env.config.servo))(
-            state.data)
+    # 3 substeps whose first 3, then first 2, hold the previous target: the delay is an
+    # argument of the compiled physics, the substep count is not
+    physics = jax.jit(lambda d, delay: sim.step_physics(
+        env.mjx_model, d, env.index, new, prev, delay, 3, "position", params, env.config.servo))
+    for delay, expected in ((3, prev), (2, new)):
+        data = physics(state.data, delay)
         np.testing.assert_allclose(data.ctrl[env.index.actuator], expected, atol=1e-5)
 
 
@@ -88,13 +91,15 @@ def test_sensor_errors_reach_the_actor_only(kidbot):
     assert q == pytest.approx(float(env._default_pose[arm]) - 0.02, abs=3e-3)
 
 
-def test_imu_orientation_tilts_with_gravity(kidbot):
+def test_imu_orientation_tilts_with_gravity(nominal_env):
     """A tilted gravity (the sloped floor of `gravity_tilt`) shows in the gravity reading of
     actor and critic, as on a robot whose IMU finds "down" from its accelerometer; the
     world-relative sensor quaternion would hide the slope from the policy."""
-    env = env_with(kidbot)
+    env = nominal_env
     tilt = 0.05  # rad, the top of the default range
     g = 9.81 * jnp.array([np.sin(tilt), 0.0, -np.cos(tilt)])
+    # placed as the model's own arrays are, so both models run one compiled reset
+    g = jax.device_put(g, env.mjx_model.opt.gravity.sharding)
     model = env.mjx_model.replace(opt=env.mjx_model.opt.replace(gravity=g))
     reset = jax.jit(env.reset_with)
     c, i = env.contract, env.index
@@ -128,9 +133,17 @@ def test_pushes_happen_at_the_configured_interval(kidbot):
     assert min(pushed) > 0.2 and max(calm) < 0.1  # the kick dominates one step's dynamics
 
 
-def test_privileged_view_carries_friction_payload_and_delays(walk_env):
+@pytest.fixture(scope="module")
+def randomized(walk_env):
+    """8 fully randomized kidbot envs (`BatchedEnv`) and their jitted reset and step: the
+    models are constants of the compiled programs, so the tests share one batch."""
     batched = BatchedEnv(walk_env, 8, seed=3)
-    state = jax.jit(batched.reset)(jax.random.split(jax.random.PRNGKey(6), 8))
+    return batched, jax.jit(batched.reset), jax.jit(batched.step)
+
+
+def test_privileged_view_carries_friction_payload_and_delays(walk_env, randomized):
+    batched, reset, _ = randomized
+    state = reset(jax.random.split(jax.random.PRNGKey(6), 8))
     layout = offsets(walk_env)
     priv = np.asarray(state.obs["privileged_state"])
     np.testing.assert_allclose(priv[:, layout["floor_friction"]],
@@ -156,14 +169,13 @@ def offsets(env):
     return starts
 
 
-def test_batched_envs_step_their_own_models(walk_env):
+def test_batched_envs_step_their_own_models(walk_env, randomized):
     """Same start, same actions, different friction/masses: the envs drift apart."""
-    batched = BatchedEnv(walk_env, 4, seed=4)
-    reset, step = jax.jit(batched.reset), jax.jit(batched.step)
-    state = reset(jnp.tile(jax.random.PRNGKey(7)[None], (4, 1)))  # identical resets
+    _, reset, step = randomized
+    state = reset(jnp.tile(jax.random.PRNGKey(7)[None], (8, 1)))  # identical resets
     np.testing.assert_array_equal(state.data.qpos[0], state.data.qpos[1])
     for _ in range(20):
-        state = step(state, jnp.zeros((4, walk_env.action_size)))
+        state = step(state, jnp.zeros((8, walk_env.action_size)))
     assert float(jnp.abs(state.data.qpos[0] - state.data.qpos[1]).max()) > 1e-4
 
 

@@ -97,6 +97,14 @@ def test_checkpoint_restores_the_whole_state(smoke_run):
     assert float(np.asarray(restored.normalizer_params.std["state"]).min()) > 0
 
 
+def _observation(env):
+    """An observation of `env`'s shapes, for a policy to act on. Random values: an env reset
+    outside jit runs MJX op by op, minutes on a CPU, and these tests need no physics."""
+    keys = jax.random.split(jax.random.PRNGKey(0), len(env.observation_size))
+    return {name: jax.random.normal(key, shape)
+            for key, (name, shape) in zip(keys, sorted(env.observation_size.items()))}
+
+
 def test_load_run_rebuilds_the_final_state(smoke_run):
     from mjxwalk.training.run import load_run
 
@@ -104,8 +112,7 @@ def test_load_run_rebuilds_the_final_state(smoke_run):
     assert config == smoke() and step == smoke_run.env_steps and env.action_size == 18
     _assert_same(state, smoke_run.state)
     action, _ = make_policy((state.normalizer_params, state.params.policy, state.params.value),
-                            deterministic=True)(env.reset(jax.random.PRNGKey(0)).obs,
-                                                jax.random.PRNGKey(1))
+                            deterministic=True)(_observation(env), jax.random.PRNGKey(1))
     assert action.shape == (18,)
 
 
@@ -139,7 +146,7 @@ def test_load_run_without_checkpoints_acts_as_the_final_checkpoint(smoke_run, tm
     assert config == smoke() and step == smoke_run.env_steps
     _assert_same((state.normalizer_params, state.params.policy),
                  (smoke_run.state.normalizer_params, smoke_run.state.params.policy))
-    obs, key = env.reset(jax.random.PRNGKey(0)).obs, jax.random.PRNGKey(1)
+    obs, key = _observation(env), jax.random.PRNGKey(1)
     acted = [make_policy((s.normalizer_params, s.params.policy, s.params.value),
                          deterministic=True)(obs, key)[0] for s in (state, smoke_run.state)]
     np.testing.assert_array_equal(*acted)

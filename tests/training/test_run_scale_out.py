@@ -13,6 +13,16 @@ import textwrap
 from mjxwalk.training.config import smoke
 
 
+def _xla_flags() -> list[str]:
+    """The suite's XLA flags (conftest.py) less any forced device count, with the backend at
+    -O0: it halves the compile of these two minutes-long compiles, and a smoke run steps a
+    few thousand times, where -O0's slower code costs seconds."""
+    return [f for f in os.environ.get("XLA_FLAGS", "").split()
+            if not f.startswith(("--xla_force_host_platform_device_count",
+                                 "--xla_backend_optimization_level"))] \
+        + ["--xla_backend_optimization_level=0"]
+
+
 def test_two_devices(tmp_path):
     """brax's multi-device path (pmap over 2 forced host devices) trains end to end."""
     code = textwrap.dedent(f"""
@@ -24,7 +34,8 @@ def test_two_devices(tmp_path):
     """)
     # a cache of its own: JAX leaves the forced device count out of the cache key, and an
     # executable built for 2 host devices aborts a 1-device process that loads it
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+    flags = _xla_flags() + ["--xla_force_host_platform_device_count=2"]
+    env = dict(os.environ, XLA_FLAGS=" ".join(flags),
                JAX_COMPILATION_CACHE_DIR=os.environ["JAX_COMPILATION_CACHE_DIR"] + "_2_devices")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=900)
@@ -64,7 +75,7 @@ def test_two_processes_train_together(tmp_path):
               "fingerprint", repr(sum(float(np.sum(x * (i + 1))) for i, x in enumerate(leaves))))
         jax.distributed.shutdown()
     """)
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env = dict(os.environ, XLA_FLAGS=" ".join(_xla_flags()))
     procs = [subprocess.Popen([sys.executable, "-c", code, str(i)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
     outs = [p.communicate(timeout=900) for p in procs]
