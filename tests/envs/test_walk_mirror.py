@@ -43,8 +43,8 @@ def test_mirror_maps_commute_with_the_physics(name, request):
     reset, step = request.getfixturevalue("batched" if name == "nominal" else f"{name}_batched")
     m = env.mirror
     assert m.state.is_involution() and m.privileged_state.is_involution()
-    # batches the env tests of this config already compiled (test_walk.py, same xdist
-    # group): 64 nominal envs, 8 with a clock action; half are stepped mirrored
+    # the batches test_walk.py compiled for these configs (one pytest-xdist unit with it,
+    # tests/conftest.py): 64 nominal envs, 8 with a clock action; half are stepped mirrored
     n = 32 if name == "nominal" else 4
     state = reset(jax.random.split(jax.random.PRNGKey(11), 2 * n))
     state = jax.tree.map(lambda x: x[:n], state)
