@@ -18,7 +18,7 @@ import numpy as np
 from mjxwalk import bench, results
 from mjxwalk.training import evaluate
 from mjxwalk.training.run import load_run
-from mjxwalk.wrappers import BatchedEnv
+from mjxwalk.wrappers import BatchedEnv, model_keys
 
 import _cli
 
@@ -37,10 +37,13 @@ def episodes(config, policy, scenario: str, num_envs: int, seconds: float) -> di
     env = evaluate.env_with_fixed_commands(config, pushes={"enabled": False},
                                            **evaluate.SCENARIOS[scenario])
     steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=11)
-    recorded = evaluate.first_episode(batched, policy, jax.random.PRNGKey(0), steps, _record)
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1)
+    models = model_keys(11, num_envs)
+    recorded = evaluate.first_episode(batched, policy, jax.random.PRNGKey(0), steps, _record,
+                                      models)
     (falls, delay, substeps, imu_delay), alive = jax.device_get(recorded)
-    gravity = np.asarray(batched.model.opt.gravity).reshape(-1, 3)
+    gravity = batched.draw_models(models).get("gravity", env.mjx_model.opt.gravity)
+    gravity = np.asarray(gravity).reshape(-1, 3)
     gravity = np.broadcast_to(gravity, (num_envs, 3))
     falls = falls * alive
     fell = np.sum(falls, axis=0) > 0

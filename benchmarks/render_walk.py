@@ -16,7 +16,7 @@ import numpy as np
 from mjxwalk import render
 from mjxwalk.training.evaluate import env_with_fixed_commands, policy_fn
 from mjxwalk.training.run import load_run
-from mjxwalk.wrappers import BatchedEnv
+from mjxwalk.wrappers import BatchedEnv, model_keys
 
 import _cli
 
@@ -31,11 +31,11 @@ def main(run_dir: Path, out: Path, candidates: int = 8) -> None:
     steps = [int(round(seconds / env.dt)) for _, seconds in SEGMENTS]
     commands = jnp.concatenate([jnp.tile(jnp.asarray(c, jnp.float32), (n, 1))
                                 for (c, _), n in zip(SEGMENTS, steps)])
-    batched = BatchedEnv(env, candidates, episode_length=sum(steps) + 1, seed=3)
+    batched = BatchedEnv(env, candidates, episode_length=sum(steps) + 1)
 
     @jax.jit
     def rollout(key):
-        s = batched.reset(jax.random.split(key, candidates))
+        s = batched.reset(jax.random.split(key, candidates), model_keys(3, candidates))
 
         def body(s, xs):
             command, k = xs

@@ -84,16 +84,29 @@ def sample_model(model: mjx.Model, rng: jax.Array, cfg: ModelRandomization, inde
     return {**out, "gravity": gravity}
 
 
+def sample_models(model: mjx.Model, rngs: jax.Array, cfg: ModelRandomization,
+                  index: RobotIndex, kind: str) -> dict[str, jax.Array]:
+    """`sample_model` for each key in `rngs`: every field with a leading batch axis."""
+    return jax.vmap(lambda k: sample_model(model, k, cfg, index, kind))(rngs)
+
+
+def batched_model(model: mjx.Model, fields: dict[str, jax.Array]) -> tuple[mjx.Model, Any]:
+    """`model` with the batched `fields` of `sample_models` in place (none: `model` itself),
+    and the `in_axes` tree that marks the fields carrying the batch axis."""
+    in_axes = jax.tree.map(lambda _: None, model)
+    if not fields:
+        return model, in_axes
+    fields = dict(fields)
+    gravity = fields.pop("gravity")
+    model = model.replace(**fields, opt=model.opt.replace(gravity=gravity))
+    in_axes = in_axes.replace(**{name: 0 for name in fields}, opt=in_axes.opt.replace(gravity=0))
+    return model, in_axes
+
+
 def randomize(model: mjx.Model, rngs: jax.Array, cfg: ModelRandomization, index: RobotIndex,
               kind: str) -> tuple[mjx.Model, Any]:
     """Batched model with one randomized copy per key in `rngs`, and its `in_axes`."""
-    fields = jax.vmap(lambda k: sample_model(model, k, cfg, index, kind))(rngs)
-    gravity = fields.pop("gravity")
-    batched = model.replace(**fields, opt=model.opt.replace(gravity=gravity))
-    in_axes = jax.tree.map(lambda _: None, model)
-    in_axes = in_axes.replace(**{name: 0 for name in fields},
-                              opt=in_axes.opt.replace(gravity=0))
-    return batched, in_axes
+    return batched_model(model, sample_models(model, rngs, cfg, index, kind))
 
 
 # --------------------------------------------------------------------------- per episode

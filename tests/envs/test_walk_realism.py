@@ -10,7 +10,7 @@ import pytest
 import mjxwalk
 from mjxwalk import geometry, sim
 from mjxwalk.config import Latency, WalkConfig, override, without_randomization
-from mjxwalk.wrappers import BatchedEnv
+from mjxwalk.wrappers import BatchedEnv, model_keys, model_keys_of
 
 
 def env_with(kidbot, **changes):
@@ -135,22 +135,23 @@ def test_pushes_happen_at_the_configured_interval(kidbot):
 
 @pytest.fixture(scope="module")
 def randomized(walk_env):
-    """8 fully randomized kidbot envs (`BatchedEnv`) and their jitted reset and step: the
-    models are constants of the compiled programs, so the tests share one batch."""
-    batched = BatchedEnv(walk_env, 8, seed=3)
+    """8 fully randomized kidbot envs (`BatchedEnv`) and their jitted reset and step."""
+    batched = BatchedEnv(walk_env, 8)
     return batched, jax.jit(batched.reset), jax.jit(batched.step)
 
 
 def test_privileged_view_carries_friction_payload_and_delays(walk_env, randomized):
     batched, reset, _ = randomized
-    state = reset(jax.random.split(jax.random.PRNGKey(6), 8))
+    # model keys given, as training gives them: the other tests' compiled reset
+    state = reset(jax.random.split(jax.random.PRNGKey(6), 8), model_keys(6, 8))
     layout = offsets(walk_env)
     priv = np.asarray(state.obs["privileged_state"])
+    model, _ = batched.model_of(state)
     np.testing.assert_allclose(priv[:, layout["floor_friction"]],
-                               batched.model.geom_friction[:, walk_env.index.floor, 0], rtol=1e-6)
+                               model.geom_friction[:, walk_env.index.floor, 0], rtol=1e-6)
     t = walk_env.index.torso_body
     np.testing.assert_allclose(priv[:, layout["payload"]],
-                               batched.model.body_mass[:, t] - walk_env.mj_model.body_mass[t],
+                               model.body_mass[:, t] - walk_env.mj_model.body_mass[t],
                                atol=1e-5)
     p = state.info["walk"].params
     np.testing.assert_allclose(priv[:, layout["delays"]],
@@ -170,13 +171,36 @@ def offsets(env):
 
 
 def test_batched_envs_step_their_own_models(walk_env, randomized):
-    """Same start, same actions, different friction/masses: the envs drift apart."""
-    _, reset, step = randomized
-    state = reset(jnp.tile(jax.random.PRNGKey(7)[None], (8, 1)))  # identical resets
-    np.testing.assert_array_equal(state.data.qpos[0], state.data.qpos[1])
-    for _ in range(20):
-        state = step(state, jnp.zeros((8, walk_env.action_size)))
+    """Same start, same actions, different friction/masses: the envs drift apart. Another
+    set of robots runs in the same compiled step: the models are state, not constants."""
+    batched, reset, step = randomized
+    same_start = jnp.tile(jax.random.PRNGKey(7)[None], (8, 1))  # identical resets
+
+    def rollout(seed):
+        state = reset(same_start, model_keys(seed, 8))
+        np.testing.assert_array_equal(state.data.qpos[0], state.data.qpos[1])
+        for _ in range(20):
+            state = step(state, jnp.zeros((8, walk_env.action_size)))
+        return state
+
+    state = rollout(3)
     assert float(jnp.abs(state.data.qpos[0] - state.data.qpos[1]).max()) > 1e-4
+    # each env keeps its robot through the steps (and the auto-reset)
+    np.testing.assert_array_equal(batched.model_of(state)[0].body_mass,
+                                  batched.draw_models(model_keys(3, 8))["body_mass"])
+    other = rollout(4)
+    assert float(jnp.abs(other.data.qpos[0] - state.data.qpos[0]).max()) > 1e-4
+    assert step._cache_size() == 1
+
+
+def test_envs_draw_their_models_from_their_reset_keys_by_default():
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    drawn = np.asarray(model_keys_of(keys))
+    assert len({tuple(k) for k in drawn}) == 4  # a robot per env
+    # a stream of their own: not a key the reset itself uses
+    assert not np.any(np.all(drawn[:, None] == np.asarray(keys)[None], axis=-1))
+    # an env's robot follows from its own key alone, not from the batch it is in
+    np.testing.assert_array_equal(model_keys_of(keys[:2]), drawn[:2])
 
 
 # ---------------------------------------------------------------------- curriculum
@@ -214,7 +238,7 @@ def test_curriculum_moves_up_and_down(rough_env):
 def test_respawn_lands_on_the_new_level(rough_env):
     env = rough_env
     layout = env.config.terrain_layout
-    batched = BatchedEnv(env, 8, episode_length=3, seed=5)
+    batched = BatchedEnv(env, 8, episode_length=3)
     reset, step = jax.jit(batched.reset), jax.jit(batched.step)
     state = reset(jax.random.split(jax.random.PRNGKey(9), 8))
     # pretend every env earned level 2 in the episode that is about to end

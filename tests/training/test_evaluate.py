@@ -178,7 +178,7 @@ class _Drift:
 
     batch_size = 3
 
-    def reset(self, keys):
+    def reset(self, keys, model_rng=None):
         return _DriftState(jnp.ones((3, 2)), jnp.zeros(3))
 
     def step(self, s, action):

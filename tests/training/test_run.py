@@ -18,13 +18,31 @@ import mjxwalk
 from mjxwalk.contract import PolicyContract
 from mjxwalk.training import checkpoint, ppo
 from mjxwalk.training.config import smoke
-from mjxwalk.training.run import TrainingDiverged, train
+from mjxwalk.training.run import TrainingDiverged, env_keys, train
+from mjxwalk.wrappers import model_keys
 
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs") / "smoke"
     return train(smoke(), out=out, show_progress=False)
+
+
+def test_every_env_of_every_device_and_host_gets_a_robot_of_its_own():
+    """Models once came from one seed per host, the same on each of its devices."""
+    hosts = [env_keys(0, process, local_devices=2, envs_per_device=4, start_steps=0)
+             for process in (0, 1)]
+    for reset_keys, models in hosts:
+        assert reset_keys.shape == models.shape == (2, 4, 2)
+    robots = np.concatenate([np.asarray(m).reshape(-1, 2) for _, m in hosts])
+    assert len({tuple(k) for k in robots}) == 16
+    # one device, one host: the robots the seed gave before
+    _, models = env_keys(5, 0, local_devices=1, envs_per_device=8, start_steps=0)
+    np.testing.assert_array_equal(models[0], model_keys(5, 8))
+    # a resume starts fresh episodes on the same robots
+    resumed_resets, resumed_models = env_keys(0, 1, 2, 4, start_steps=4096)
+    np.testing.assert_array_equal(resumed_models, hosts[1][1])
+    assert not np.any(np.all(np.asarray(resumed_resets) == np.asarray(hosts[1][0]), axis=-1))
 
 
 def test_run_directory_has_everything(smoke_run):

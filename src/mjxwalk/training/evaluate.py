@@ -11,8 +11,10 @@ import numpy as np
 from flax import struct
 
 
-def first_episode(batched, policy, key: jax.Array, steps: int, record):
-    """Roll `policy` out for `steps` from fresh resets of `batched`.
+def first_episode(batched, policy, key: jax.Array, steps: int, record,
+                  model_rng: jax.Array | None = None):
+    """Roll `policy` out for `steps` from fresh resets of `batched`, on the models drawn
+    from `model_rng` (see `BatchedEnv.reset`).
 
     Returns `record(state)` stacked over steps and the mask of envs still in their first
     episode when each step began, both shaped (steps, num_envs). A `Policy` enters the
@@ -21,8 +23,8 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record):
     constants: one new program per policy). Any other callable is closed over.
     """
 
-    def run(policy, key):
-        env_state = batched.reset(jax.random.split(key, batched.batch_size))
+    def run(policy, key, model_rng):
+        env_state = batched.reset(jax.random.split(key, batched.batch_size), model_rng)
 
         def body(carry, k):
             s, alive = carry
@@ -34,8 +36,8 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record):
         return jax.lax.scan(body, init, jax.random.split(key, steps))[1]
 
     if isinstance(policy, Policy):
-        return jax.jit(run)(policy, key)
-    return jax.jit(lambda key: run(policy, key))(key)
+        return jax.jit(run)(policy, key, model_rng)
+    return jax.jit(lambda key, model_rng: run(policy, key, model_rng))(key, model_rng)
 
 
 @struct.dataclass
@@ -67,13 +69,14 @@ def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = No
              seed: int = 123, deterministic: bool = True) -> dict[str, float]:
     """Run the policy for `steps` control steps (default: one episode) from fresh resets;
     return the mean return of each env's first episode and per-step statistics."""
-    from mjxwalk.wrappers import BatchedEnv
+    from mjxwalk.wrappers import BatchedEnv, model_keys
 
     steps = steps or env.config.episode_length
-    batched = BatchedEnv(env, num_envs, episode_length=steps, seed=seed)
+    batched = BatchedEnv(env, num_envs, episode_length=steps)
     (reward, falls, error), alive = first_episode(
         batched, policy_fn(make_policy, state, deterministic), jax.random.PRNGKey(seed), steps,
-        lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]))
+        lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]),
+        model_keys(seed, num_envs))
     falls = falls * alive
     minutes = steps * env.dt / 60
     return {"episode_return": float(jnp.mean(jnp.sum(reward * alive, axis=0))),
@@ -145,12 +148,13 @@ def command_rollout(config, policy, commands: dict, num_envs: int, seconds: floa
                     pushes: dict = ACCEPTANCE_PUSHES):
     """`scenario_rollout` for any fixed command (`commands` pins the `CommandConfig`
     ranges, like a `SCENARIOS` entry)."""
-    from mjxwalk.wrappers import BatchedEnv
+    from mjxwalk.wrappers import BatchedEnv, model_keys
 
     env = env_with_fixed_commands(config, pushes=pushes, **commands)
     steps = int(round(seconds / env.dt))
-    batched = BatchedEnv(env, num_envs, episode_length=steps + 1, seed=REPORT_MODEL_SEED)
-    return env, first_episode(batched, policy, jax.random.PRNGKey(REPORT_RESET_SEED), steps, record)
+    batched = BatchedEnv(env, num_envs, episode_length=steps + 1)
+    return env, first_episode(batched, policy, jax.random.PRNGKey(REPORT_RESET_SEED), steps, record,
+                              model_keys(REPORT_MODEL_SEED, num_envs))
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:

@@ -96,13 +96,15 @@ def episode_draws(config, scenario: str, num_envs: int) -> dict[str, np.ndarray]
     import jax
 
     from mjxwalk.training import evaluate
-    from mjxwalk.wrappers import BatchedEnv
+    from mjxwalk.wrappers import BatchedEnv, model_keys
 
     env = evaluate.scenario_env(config, scenario)
-    batched = BatchedEnv(env, num_envs, episode_length=2, seed=evaluate.REPORT_MODEL_SEED)
+    batched = BatchedEnv(env, num_envs, episode_length=2)
     keys = jax.random.split(jax.random.PRNGKey(evaluate.REPORT_RESET_SEED), num_envs)
-    params = jax.device_get(jax.jit(batched.reset)(keys).info["walk"].params)
-    model, nominal, index = batched.model, env.mjx_model, env.index
+    state = jax.device_get(jax.jit(batched.reset)(keys, model_keys(evaluate.REPORT_MODEL_SEED,
+                                                                   num_envs)))
+    params = state.info["walk"].params
+    (model, _), nominal, index = batched.model_of(state), env.mjx_model, env.index
 
     def field(name):  # fields left nominal carry no batch axis
         nom = np.asarray(getattr(nominal, name))

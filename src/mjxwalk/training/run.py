@@ -44,6 +44,22 @@ class TrainResult:
     """make_policy((normalizer, policy_params, value_params), deterministic) from brax."""
 
 
+def env_keys(seed: int, process_index: int, local_devices: int, envs_per_device: int,
+             start_steps: int) -> tuple[jax.Array, jax.Array]:
+    """The reset keys and model keys of one host's envs, each shaped (local_devices,
+    envs_per_device, key): fresh episodes at every start or resume, and a robot of its own
+    for every env of every device and host, the same ones at a resume. On one device of one
+    host the robots are `model_keys(seed, num_envs)`."""
+    from mjxwalk.wrappers import model_keys
+
+    n = local_devices * envs_per_device
+    key_env = jax.random.fold_in(jax.random.PRNGKey(seed + 1), start_steps)
+    reset_keys = jax.random.split(jax.random.fold_in(key_env, process_index), n)
+    models = model_keys(seed + process_index, n)
+    return (reset_keys.reshape(local_devices, envs_per_device, -1),
+            models.reshape(local_devices, envs_per_device, -1))
+
+
 def _run_dir(out: Path | None, name: str | None, config: TrainConfig) -> Path:
     if out is not None:
         return Path(out)
@@ -126,8 +142,7 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     from mjxwalk.wrappers import BatchedEnv
 
     envs_per_device = config.num_envs // n_devices
-    batched = BatchedEnv(env, envs_per_device, episode_length=config.episode_length,
-                         seed=config.seed + jax.process_index())
+    batched = BatchedEnv(env, envs_per_device, episode_length=config.episode_length)
     networks = ppo.make_networks(config, env)
     state = ppo.init_state(config, networks, env.observation_size, jax.random.PRNGKey(config.seed))
 
@@ -162,12 +177,8 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     p_iteration = jax.pmap(iteration, axis_name=ppo.AXIS, donate_argnums=(0, 1))
     schedule = compat.replicate(ppo.schedule(config), local)
     p_reset = jax.pmap(batched.reset)
-
-    key_env = jax.random.fold_in(jax.random.PRNGKey(config.seed + 1), start_steps)
-    key_env = jax.random.fold_in(key_env, jax.process_index())
-    reset_keys = jax.random.split(key_env, len(local) * envs_per_device)
-    reset_keys = reset_keys.reshape(len(local), envs_per_device, -1)
-    env_state = p_reset(compat.shard(reset_keys, local))
+    env_state = p_reset(*(compat.shard(k, local) for k in env_keys(
+        config.seed, jax.process_index(), len(local), envs_per_device, start_steps)))
     if resume:
         # process 0 checkpoints its own envs; other hosts' envs start fresh episodes
         saved_envs, why_not = checkpoint.restore_envs(mgr, start_steps, env_state) if primary \
