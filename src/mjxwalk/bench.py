@@ -90,11 +90,10 @@ def time_batched_env(env, batch: int, steps: int, repeats: int = 3, seed: int = 
                      what: str = "batched_env") -> Timing:
     """The training-side env: `BatchedEnv` (per-env models when randomized, episodes,
     auto-reset), zero actions as in the other timings."""
-    from mjxwalk.wrappers import BatchedEnv, model_keys
+    from mjxwalk.wrappers import BatchedEnv
 
     wrapped = BatchedEnv(env, batch)
-    state = jax.jit(wrapped.reset)(jax.random.split(jax.random.PRNGKey(seed), batch),
-                                   model_keys(seed, batch))
+    state = jax.jit(wrapped.reset)(jax.random.split(jax.random.PRNGKey(seed), batch))
     actions = jnp.zeros((steps, batch, env.action_size))
 
     @jax.jit

@@ -36,8 +36,8 @@ def model_keys_of(rng: jax.Array) -> jax.Array:
 class BatchedEnv(brax_base.Wrapper):
     """`batch_size` copies of `env`, each with its own randomized physics model.
 
-    The models are drawn at `reset` and ride in the state (`info['model']`, the randomized
-    fields only), not in the compiled programs: a program closing over them would bake
+    The models are drawn at `reset` and ride in the state (`info['model']`: the fields
+    randomization may change, `randomize.FIELDS` and gravity), not in the compiled programs: a program closing over them would bake
     them in as constants, so every seed would compile anew, the processes of a
     multi-host run (each with its own robots) could share no compiled program, and the
     devices of one host would all step the same robots.

@@ -30,6 +30,31 @@ def test_env_states_come_back_exactly(mgr):
         assert envs[key].dtype == value.dtype
 
 
+def _walk_envs(qpos, body_mass):
+    from brax.envs.base import State
+
+    zeros = np.zeros((1, 8), np.float32)
+    return State(pipeline_state={"qpos": qpos}, obs=zeros, reward=zeros, done=zeros, metrics={},
+                 info={"steps": zeros + 3, "model": {"body_mass": body_mass}})
+
+
+def test_env_states_come_back_on_the_robots_the_resumed_run_draws(mgr):
+    """A checkpoint keeps the episodes, not the robots (`info['model']`): a resume whose
+    randomization config changed trains on the robots that config draws, in the episodes
+    that were running; and a checkpoint of episodes only (written before robots rode in
+    the env state) fits as well."""
+    saved = _walk_envs(ENVS["qpos"], np.full((1, 8, 3), 1.0, np.float32))
+    checkpoint.save(mgr, 10, STATE, saved)
+    checkpoint.save(mgr, 20, STATE, saved.replace(info={"steps": saved.info["steps"]}))
+    fresh = _walk_envs(np.zeros_like(ENVS["qpos"]), np.full((1, 8, 3), 2.0, np.float32))
+    for step in (10, 20):
+        envs, why_not = checkpoint.restore_envs(_reopened(mgr), step, fresh)
+        assert why_not is None
+        np.testing.assert_array_equal(envs.pipeline_state["qpos"], ENVS["qpos"])
+        np.testing.assert_array_equal(envs.info["steps"], 3.0)
+        np.testing.assert_array_equal(envs.info["model"]["body_mass"], 2.0)
+
+
 def test_checkpoint_without_env_states_says_so(mgr):
     checkpoint.save(mgr, 10, STATE)
     envs, why_not = checkpoint.restore_envs(mgr, 10, ENVS)

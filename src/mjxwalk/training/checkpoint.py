@@ -53,6 +53,16 @@ def _host_tree(state: Any) -> dict:
     return jax.tree.map(np.asarray, serialization.to_state_dict(jax.device_get(state)))
 
 
+def _episodes(envs: Any) -> Any:
+    """Env states without their robots (`info['model']`, see `BatchedEnv`): a checkpoint
+    keeps the episodes only. The robots follow from the run's seed, host and randomization
+    config, so a resume that changes that config trains on the robots it now describes."""
+    info = getattr(envs, "info", None)
+    if isinstance(info, dict) and "model" in info:
+        return envs.replace(info={k: v for k, v in info.items() if k != "model"})
+    return envs
+
+
 def _env_leaves(envs: Any) -> dict[str, np.ndarray]:
     """The env states as numbered numpy leaves: their structure (mjx.Data, brax State, the
     task's info) is rebuilt from a fresh reset of the same config on restore."""
@@ -67,7 +77,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state: Any, envs: Any = None,
     trained so far when given."""
     items = {"state": ocp.args.StandardSave(_host_tree(state))}
     if envs is not None:
-        items["envs"] = ocp.args.StandardSave(_env_leaves(envs))
+        items["envs"] = ocp.args.StandardSave(_env_leaves(_episodes(envs)))
     if wall_s is not None:
         items["progress"] = ocp.args.JsonSave({"wall_s": float(wall_s)})
     mgr.save(step, args=ocp.args.Composite(**items))
@@ -149,11 +159,12 @@ def _first_mismatch(abstract: Any, restored: Any) -> str | None:
 
 def restore_envs(mgr: ocp.CheckpointManager, step: int, like: Any) -> tuple[Any, str | None]:
     """The env states saved with checkpoint `step`, in the structure of `like` (a fresh reset
-    of the run's envs): (states, None), or (None, why not) when that checkpoint holds none
-    or they do not fit (another number of envs or devices, another env config)."""
+    of the run's envs) and on `like`'s robots: (states, None), or (None, why not) when that
+    checkpoint holds none or they do not fit (another number of envs or devices, another env
+    config)."""
     if not _has_item(mgr, step, "envs"):
         return None, "the checkpoint holds no env states"
-    leaves, treedef = jax.tree.flatten(jax.device_get(like))
+    leaves, treedef = jax.tree.flatten(jax.device_get(_episodes(like)))
     abstract = {k: ocp.utils.to_shape_dtype_struct(v) for k, v in _env_leaves(leaves).items()}
     mismatch = _saved_mismatch(mgr, step, abstract)
     if not mismatch:
@@ -166,5 +177,8 @@ def restore_envs(mgr: ocp.CheckpointManager, step: int, like: Any) -> tuple[Any,
             mismatch = _shorten(str(e))
     if mismatch:
         return None, f"the saved env states do not fit this run: {mismatch}"
-    return jax.tree.unflatten(treedef, [restored.get(f"{i:05d}", np.asarray(x))
-                                        for i, x in enumerate(leaves)]), None
+    envs = jax.tree.unflatten(treedef, [restored.get(f"{i:05d}", np.asarray(x))
+                                        for i, x in enumerate(leaves)])
+    if _episodes(like) is not like:
+        envs = envs.replace(info={**envs.info, "model": like.info["model"]})
+    return envs, None

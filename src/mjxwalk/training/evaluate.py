@@ -69,14 +69,13 @@ def evaluate(env, make_policy, state, num_envs: int = 64, steps: int | None = No
              seed: int = 123, deterministic: bool = True) -> dict[str, float]:
     """Run the policy for `steps` control steps (default: one episode) from fresh resets;
     return the mean return of each env's first episode and per-step statistics."""
-    from mjxwalk.wrappers import BatchedEnv, model_keys
+    from mjxwalk.wrappers import BatchedEnv
 
     steps = steps or env.config.episode_length
     batched = BatchedEnv(env, num_envs, episode_length=steps)
     (reward, falls, error), alive = first_episode(
         batched, policy_fn(make_policy, state, deterministic), jax.random.PRNGKey(seed), steps,
-        lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]),
-        model_keys(seed, num_envs))
+        lambda s: (s.reward, s.metrics["falls"], s.metrics["lin_vel_error"]))
     falls = falls * alive
     minutes = steps * env.dt / 60
     return {"episode_return": float(jnp.mean(jnp.sum(reward * alive, axis=0))),

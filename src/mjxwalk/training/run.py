@@ -50,12 +50,15 @@ def env_keys(seed: int, process_index: int, local_devices: int, envs_per_device:
     envs_per_device, key): fresh episodes at every start or resume, and a robot of its own
     for every env of every device and host, the same ones at a resume. On one device of one
     host the robots are `model_keys(seed, num_envs)`."""
-    from mjxwalk.wrappers import model_keys
+    from mjxwalk.wrappers import MODEL_STREAM
 
     n = local_devices * envs_per_device
     key_env = jax.random.fold_in(jax.random.PRNGKey(seed + 1), start_steps)
     reset_keys = jax.random.split(jax.random.fold_in(key_env, process_index), n)
-    models = model_keys(seed + process_index, n)
+    root = jax.random.PRNGKey(seed)
+    if process_index:  # other hosts draw from a stream of their own, apart from host 0's
+        root = jax.random.fold_in(jax.random.fold_in(root, MODEL_STREAM), process_index)
+    models = jax.random.split(root, n)
     return (reset_keys.reshape(local_devices, envs_per_device, -1),
             models.reshape(local_devices, envs_per_device, -1))
 
