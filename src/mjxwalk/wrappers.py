@@ -37,10 +37,10 @@ class BatchedEnv(brax_base.Wrapper):
     """`batch_size` copies of `env`, each with its own randomized physics model.
 
     The models are drawn at `reset` and ride in the state (`info['model']`: the fields
-    randomization may change, `randomize.FIELDS` and gravity), not in the compiled programs: a program closing over them would bake
-    them in as constants, so every seed would compile anew, the processes of a
-    multi-host run (each with its own robots) could share no compiled program, and the
-    devices of one host would all step the same robots.
+    randomization may change, `randomize.FIELDS` and gravity), not in the compiled
+    programs: a program closing over them would bake them in as constants, so every seed
+    would compile anew, the processes of a multi-host run (each with its own robots) could
+    share no compiled program, and the devices of one host would all step the same robots.
     """
 
     def __init__(self, env, batch_size: int, episode_length: int | None = None,
