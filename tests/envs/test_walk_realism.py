@@ -193,6 +193,15 @@ def test_batched_envs_step_their_own_models(walk_env, randomized):
     assert step._cache_size() == 1
 
 
+def test_reset_refuses_key_counts_other_than_the_batch(walk_env):
+    batched = BatchedEnv(walk_env, 8)
+    keys = jax.random.split(jax.random.PRNGKey(0), 8)
+    with pytest.raises(ValueError, match=r"needs 8 keys \(one per env\), got 4"):
+        batched.reset(keys[:4])
+    with pytest.raises(ValueError, match=r"needs 8 model keys \(one per env\), got 4"):
+        batched.reset(keys, model_keys(0, 4))
+
+
 def test_envs_draw_their_models_from_their_reset_keys_by_default():
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
     drawn = np.asarray(model_keys_of(keys))
