@@ -194,6 +194,30 @@ def _state(scale):
                            params=SimpleNamespace(policy={"w": scale * jnp.eye(2)}, value={}))
 
 
+class _KeyEcho:
+    """A batched stand-in env of 3 envs whose next observation is the action it was given."""
+
+    batch_size = 3
+
+    def reset(self, keys, model_rng=None):
+        return _DriftState(keys, jnp.zeros(3))
+
+    def step(self, s, action):
+        return _DriftState(action, jnp.zeros(3))
+
+
+def test_a_sampling_policys_keys_are_not_the_reset_keys():
+    """Step t's sampling key once equalled env t's reset key, tying a stochastic
+    evaluation's noise to the episodes' draws (kick times, servo and sensor draws)."""
+    key = jax.random.PRNGKey(7)
+    echo_key = lambda obs, k: (jnp.broadcast_to(k, obs.shape), {})  # noqa: E731
+    actions = np.asarray(first_episode(_KeyEcho(), echo_key, key, 3, lambda s: s.obs[0])[0])
+    reset_keys = {tuple(k) for k in np.asarray(jax.random.split(key, 3)).tolist()}
+    action_keys = {tuple(k) for k in actions.tolist()}
+    assert len(action_keys) == 3, "every step samples with a key of its own"
+    assert not action_keys & reset_keys
+
+
 def test_policies_of_one_network_share_one_rollout_program(monkeypatch):
     """A checkpoint's parameters go into the rollout as arguments, not as constants, so a
     second policy of the same networks reuses the compile (on the walk env one compile is

@@ -11,6 +11,10 @@ import numpy as np
 from flax import struct
 
 
+ACTION_STREAM = 0x616374
+"""Folded into `first_episode`'s key for the policy's sampling keys ("act")."""
+
+
 def first_episode(batched, policy, key: jax.Array, steps: int, record,
                   model_rng: jax.Array | None = None):
     """Roll `policy` out for `steps` from fresh resets of `batched`, on the models drawn
@@ -21,6 +25,10 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record,
     compiled rollout as an argument, so its parameters stay out of the program and another
     policy of the same networks reuses the compile (a closure's arrays are baked in as
     constants: one new program per policy). Any other callable is closed over.
+
+    A sampling policy draws its per-step keys from a stream of their own (`ACTION_STREAM`),
+    apart from the reset keys: split from `key` itself, step t's key would be env t's reset
+    key.
     """
 
     def run(policy, key, model_rng):
@@ -33,7 +41,8 @@ def first_episode(batched, policy, key: jax.Array, steps: int, record,
             return (s, alive * (1.0 - s.done)), (record(s), alive)
 
         init = (env_state, jnp.ones(batched.batch_size))
-        return jax.lax.scan(body, init, jax.random.split(key, steps))[1]
+        action_keys = jax.random.split(jax.random.fold_in(key, ACTION_STREAM), steps)
+        return jax.lax.scan(body, init, action_keys)[1]
 
     if isinstance(policy, Policy):
         return jax.jit(run)(policy, key, model_rng)
