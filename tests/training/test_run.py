@@ -420,6 +420,40 @@ def test_killed_run_resumes_from_its_last_checkpoint(smoke_run, tmp_path):
     assert json.loads((d / "summary.json").read_text())["env_steps"] == target
 
 
+def test_sigterm_stops_after_the_iteration_with_a_checkpoint_of_it(smoke_run, tmp_path):
+    """SIGTERM (a cluster's preemption; Ctrl-C is the same path, tests/training/test_stop.py)
+    mid-run with no periodic checkpoint due: the run ends after its iteration with a
+    checkpoint of it, the policy and a summary saying why, and exits 143 as a SIGTERM would."""
+    import signal
+    import time
+
+    d = tmp_path / "stopped"
+    cmd = [sys.executable, "-m", "mjxwalk.cli.train", "--preset", "smoke", "--steps", str(10 ** 7),
+           "--checkpoint-every-s", "1e9", "--out", str(d), "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    metrics, deadline = d / "metrics.jsonl", time.time() + 600
+    while not (metrics.exists() and metrics.read_text().count("\n") >= 2):
+        assert proc.poll() is None, proc.stderr.read()[-2000:]
+        assert time.time() < deadline, "no iteration finished in 600 s"
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 128 + signal.SIGTERM, err[-3000:]
+    summary = json.loads((d / "summary.json").read_text())
+    assert summary["stopped_by"] == "SIGTERM"
+    per_iteration = smoke().env_steps_per_iteration
+    assert summary["env_steps"] >= 2 * per_iteration and summary["env_steps"] % per_iteration == 0
+    # the iteration it stopped after is logged, checkpointed and exported
+    last = json.loads(metrics.read_text().splitlines()[-1])
+    assert last["env_steps"] == summary["env_steps"]
+    mgr = checkpoint.manager(d / "checkpoints", 3)
+    assert list(mgr.all_steps()) == [summary["env_steps"]]
+    step, _ = checkpoint.restore(mgr, smoke_run.state)
+    assert step == summary["env_steps"]
+    assert (d / "policy_params.msgpack").exists()
+    assert f"stopped by SIGTERM at {step:,} env steps" in err and "--resume" in err
+
+
 def test_load_run_refuses_a_run_whose_robot_spec_changed(smoke_run, tmp_path, kidbot_copy):
     from mjxwalk.errors import ConfigError
     from mjxwalk.training.run import load_run

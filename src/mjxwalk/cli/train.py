@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import json
 import os
+import signal
 import sys
 import typing
 from pathlib import Path
@@ -178,11 +179,20 @@ def main(argv: list[str] | None = None) -> int:
     except MjxwalkError as e:
         print(f"mjxwalk-train: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before training started
         print("mjxwalk-train: interrupted; the last checkpoint is kept (resume with --resume)",
               file=sys.stderr)
         return 130
     m = result.metrics
+    # the shell's code for a process its signal ended (130 for Ctrl-C); "signal": another
+    # process of the run got it, which stopped this one as a SIGTERM would
+    code = {"SIGINT": 128 + signal.SIGINT, "SIGTERM": 128 + signal.SIGTERM,
+            "signal": 128 + signal.SIGTERM}.get(result.stopped_by)
+    if code is not None:
+        print(f"mjxwalk-train: stopped by {result.stopped_by} at {result.env_steps:,} env steps; "
+              f"checkpoint and policy saved in {result.run_dir} (continue with --out "
+              f"{result.run_dir} --resume)", file=sys.stderr)
+        return code
     print(f"done: {result.env_steps:,} env steps ({result.stopped_by}); reward/step "
           f"{m.get('env/reward', float('nan')):.3f}, falls/step {m.get('env/falls', float('nan')):.4f}, "
           f"velocity error {m.get('env/lin_vel_error', float('nan')):.3f} m/s")

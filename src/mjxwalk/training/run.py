@@ -18,7 +18,7 @@ import numpy as np
 
 from mjxwalk import compat
 from mjxwalk.errors import ConfigError, MjxwalkError
-from mjxwalk.training import checkpoint, monitor, ppo
+from mjxwalk.training import checkpoint, monitor, ppo, stop
 from mjxwalk.training.config import TrainConfig
 
 
@@ -28,7 +28,7 @@ class TrainingDiverged(MjxwalkError):
 
 @dataclasses.dataclass
 class TrainResult:
-    """What a finished (or budget-stopped) run produced."""
+    """What a finished (or budget- or signal-stopped) run produced."""
 
     run_dir: Path
     """runs/<name>/ with config, contract, checkpoints, metrics, report."""
@@ -39,7 +39,9 @@ class TrainResult:
     metrics: dict[str, float]
     """Last recorded metrics."""
     stopped_by: str
-    """'steps' (num_timesteps reached) or 'budget' (--minutes ran out)."""
+    """'steps' (num_timesteps reached), 'budget' (--minutes ran out), or the signal that
+    stopped it after an iteration: 'SIGINT' (Ctrl-C), 'SIGTERM', or 'signal' on a process of
+    a multi-host run that did not get it itself."""
     make_policy: Any
     """make_policy((normalizer, policy_params, value_params), deterministic) from brax."""
 
@@ -223,49 +225,58 @@ def _train(config: TrainConfig, out: str | Path | None, name: str | None, resume
     steps, last_save, metrics, stopped_by = start_steps, time.perf_counter(), {}, "steps"
     good = jax.tree.map(lambda x: x[0], replicated)
     it = 0
-    try:
-        while steps < config.num_timesteps:
-            replicated, env_state, m = p_iteration(replicated, env_state, schedule)
-            m = jax.tree.map(lambda x: float(np.asarray(x)[0]), jax.device_get(m))
-            if compile_s is None:  # the first iteration is mostly compilation
-                compile_s = time.perf_counter() - started
-            one = jax.tree.map(lambda x: x[0], replicated)
-            if not (math.isfinite(m["loss/total_loss"]) and bool(ppo.finite(one.params))):
-                raise TrainingDiverged(
-                    f"training diverged at {steps:,} env steps (loss {m['loss/total_loss']}); "
-                    f"the last good checkpoint is kept in {run_dir / 'checkpoints'}. Lower the "
-                    "learning rate or check the env for exploding rewards")
-            good = one
-            steps = int(one.env_steps)
-            it += 1
-            metrics = m
-            over_budget = config.minutes is not None and \
-                time.perf_counter() - started > 60 * config.minutes
-            due = it % config.log_every == 0 or steps >= config.num_timesteps or over_budget
-            if mon is not None and due:
-                mon.record(steps, m, compile_s if it == 1 else None)
-            if _all_processes_agree(over_budget):
-                stopped_by = "budget"
-                break
-            if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
-                checkpoint.save(mgr, steps, good, env_state, trained_s())
-                last_save = time.perf_counter()
-    finally:
-        if mon is not None:
-            mon.close()
-    if primary:
-        checkpoint.save(mgr, steps, good, env_state, trained_s())
-        _write_policy(run_dir, good)
-        # wall_s: every leg of the run (resumes included); leg_wall_s: this call's
-        summary = {"env_steps": steps, "stopped_by": stopped_by, "wall_s": round(trained_s(), 1),
-                   "leg_wall_s": round(time.perf_counter() - started, 1),
-                   "compile_s": round(compile_s or 0.0, 1), "last_metrics": metrics}
-        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        try:  # the plot is a convenience: a missing plotting library must not fail the run
-            monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
-                                                 f"{config.num_envs} envs")
-        except Exception as e:  # noqa: BLE001
-            warnings.warn(f"report.png not drawn: {type(e).__name__}: {e}", stacklevel=2)
+    # a signal ends the run as the budget does, after the iteration it arrives in; the final
+    # checkpoint is written inside the block too, so a first signal cannot cut it short
+    with stop.stop_on_signals() as stop_request:
+        try:
+            while steps < config.num_timesteps:
+                replicated, env_state, m = p_iteration(replicated, env_state, schedule)
+                m = jax.tree.map(lambda x: float(np.asarray(x)[0]), jax.device_get(m))
+                if compile_s is None:  # the first iteration is mostly compilation
+                    compile_s = time.perf_counter() - started
+                one = jax.tree.map(lambda x: x[0], replicated)
+                if not (math.isfinite(m["loss/total_loss"]) and bool(ppo.finite(one.params))):
+                    raise TrainingDiverged(
+                        f"training diverged at {steps:,} env steps (loss "
+                        f"{m['loss/total_loss']}); the last good checkpoint is kept in "
+                        f"{run_dir / 'checkpoints'}. Lower the learning rate or check the env "
+                        "for exploding rewards")
+                good = one
+                steps = int(one.env_steps)
+                it += 1
+                metrics = m
+                over_budget, signalled = _stop_flags(
+                    config.minutes is not None
+                    and time.perf_counter() - started > 60 * config.minutes,
+                    bool(stop_request))
+                due = it % config.log_every == 0 or steps >= config.num_timesteps \
+                    or over_budget or signalled
+                if mon is not None and due:
+                    mon.record(steps, m, compile_s if it == 1 else None)
+                if over_budget or signalled:
+                    # on a process that got no signal itself, another process's did
+                    stopped_by = "budget" if over_budget else stop_request.signal_name or "signal"
+                    break
+                if primary and time.perf_counter() - last_save > config.checkpoint_every_s:
+                    checkpoint.save(mgr, steps, good, env_state, trained_s())
+                    last_save = time.perf_counter()
+        finally:
+            if mon is not None:
+                mon.close()
+        if primary:
+            checkpoint.save(mgr, steps, good, env_state, trained_s())
+            _write_policy(run_dir, good)
+            # wall_s: every leg of the run (resumes included); leg_wall_s: this call's
+            summary = {"env_steps": steps, "stopped_by": stopped_by,
+                       "wall_s": round(trained_s(), 1),
+                       "leg_wall_s": round(time.perf_counter() - started, 1),
+                       "compile_s": round(compile_s or 0.0, 1), "last_metrics": metrics}
+            (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+            try:  # the plot is a convenience: a missing plotting library must not fail the run
+                monitor.plot_learning_curve(run_dir, f"{config.task} / {env.robot.name}, "
+                                                     f"{config.num_envs} envs")
+            except Exception as e:  # noqa: BLE001
+                warnings.warn(f"report.png not drawn: {type(e).__name__}: {e}", stacklevel=2)
     from brax.training.agents.ppo import networks as ppo_networks
 
     return TrainResult(run_dir=run_dir, state=good, env_steps=steps, metrics=metrics,
@@ -408,6 +419,19 @@ def _all_processes_agree(flag: bool) -> bool:
     from jax.experimental import multihost_utils
 
     return bool(multihost_utils.broadcast_one_to_all(np.bool_(flag)))
+
+
+def _stop_flags(over_budget: bool, signalled: bool) -> tuple[bool, bool]:
+    """(process 0's `over_budget`, whether any process was `signalled`), the same on every
+    process: clocks differ between hosts, a signal may reach only one of them, and a process
+    that stops alone would leave the others waiting in their next collective."""
+    if jax.process_count() == 1:
+        return over_budget, signalled
+    from jax.experimental import multihost_utils
+
+    mine = np.array([over_budget, signalled], np.int32)
+    flags = np.asarray(multihost_utils.process_allgather(mine))
+    return bool(flags[0, 0]), bool(flags[:, 1].any())
 
 
 def _write_policy(run_dir: Path, state: ppo.TrainingState) -> None:
