@@ -101,6 +101,9 @@ def train(config: TrainConfig, out: str | Path | None = None, name: str | None =
 
     A resume restores the training state and process 0's envs mid-episode (every env, in a
     one-process run), so the run continues exactly where its last checkpoint left it.
+    In the main thread, a first SIGINT (Ctrl-C, a notebook's interrupt) or SIGTERM ends the
+    run after its current iteration, checkpointed, with `stopped_by` naming the signal; a
+    second one acts at once (`mjxwalk.training.stop`).
     When it returns or raises, it empties JAX's in-memory compilation caches
     (`jax.clear_caches()`, see below): the caller's own jitted functions compile again,
     from the persistent cache where it holds them.
