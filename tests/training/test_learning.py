@@ -9,10 +9,12 @@ from mjxwalk.training.run import build_env, train
 import jax
 
 # A small task: forward commands up to 0.3 m/s, no model randomization or pushes, 4 s
-# episodes. 300k steps take about 4.5 minutes on 2 CPU cores, 70 s of it compiling.
+# episodes. 600k steps with 8 passes per batch take 3-4 minutes on 2 CPU cores, compiling
+# included. At 300k steps and 4 passes (this test until 2026-12-07) the sampled policy's
+# return rose x1.34-1.73 over seeds, entropy costs and machines, around a x1.5 threshold.
 CONFIG = TrainConfig(
-    num_envs=128, num_timesteps=300_000, episode_length=200, unroll_length=20, batch_size=64,
-    num_minibatches=4, num_updates_per_batch=4, policy_hidden=(64, 64), value_hidden=(128, 128),
+    num_envs=128, num_timesteps=600_000, episode_length=200, unroll_length=20, batch_size=64,
+    num_minibatches=4, num_updates_per_batch=8, policy_hidden=(64, 64), value_hidden=(128, 128),
     learning_rate=1e-3, checkpoint_every_s=1e9,
     # no turning is asked here: the yaw term keeps the weight (1.0) the thresholds below were
     # measured with; at the walk default (2.0) it pays a standing robot so much for not
@@ -33,9 +35,11 @@ def test_episode_return_rises_well_above_the_untrained_policy(tmp_path):
     # PPO improves the stochastic policy it samples from: compare that policy's returns.
     before = evaluate.evaluate(env, result.make_policy, untrained, deterministic=False)
     after = evaluate.evaluate(env, result.make_policy, result.state, deterministic=False)
-    # Measured 71 -> 175 (x2.5) when this was written, and 129 -> 204 (x1.6; fall rate 1.0
-    # -> 0.98) on 2026-12-06, after the walk env's defaults had changed: one CPU is
-    # deterministic, so this does not flake there, but the margin over x1.5 is now thin.
+    # Untrained, its action noise (a deviation of 0.69 before the tanh, about 0.2 rad per
+    # joint) topples every robot within the 4 s. Measured (2026-12-07): return x3.30 (130.8
+    # -> 431.0, 53% of the episodes with a fall) with the suite's XLA flags, x2.95 and x3.39
+    # (seeds 0 and 1, 70% and 53%) without them. x2 is half the way from x1 to the lowest of
+    # those, and a policy that has learned nothing keeps every one of 64 episodes falling.
     assert before["fall_rate"] > 0.9
-    assert after["episode_return"] > 1.5 * before["episode_return"], (before, after)
-    assert after["fall_rate"] < before["fall_rate"]
+    assert after["episode_return"] > 2.0 * before["episode_return"], (before, after)
+    assert after["fall_rate"] < 0.9, (before, after)
