@@ -93,3 +93,32 @@ def test_two_processes_train_together(tmp_path):
     rows = (tmp_path / "multi" / "metrics.jsonl").read_text().splitlines()
     assert len(rows) == smoke().num_timesteps // smoke().env_steps_per_iteration
     assert len(list((tmp_path / "multi").glob("events.out.tfevents.*"))) == 1
+
+
+def test_processes_agree_on_stopping(tmp_path):
+    """What ends a multi-host run, as every process sees it: process 0's budget (clocks
+    differ between hosts) and a signal to any one process (a preemption may reach one host
+    only); a process that stopped alone would leave the others in their next collective.
+    Two processes exchange only the flags, so this compiles no training step."""
+    port = _free_port()
+    code = textwrap.dedent(f"""
+        import sys
+        from mjxwalk import compat
+        pid = int(sys.argv[1])
+        compat.initialize_distributed("127.0.0.1:{port}", 2, pid)
+        from mjxwalk.training.run import _stop_flags
+        # (over_budget, signalled) per process, for process 0 and process 1
+        cases = [((False, False), (False, False)), ((False, False), (False, True)),
+                 ((False, False), (True, False)), ((True, False), (False, False))]
+        print("agreed", [_stop_flags(*case[pid]) for case in cases])
+        import jax
+        jax.distributed.shutdown()
+    """)
+    env = dict(os.environ, XLA_FLAGS=" ".join(_xla_flags()))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(i)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+    expected = "agreed [(False, False), (False, True), (False, False), (True, False)]"
+    assert [out.strip().splitlines()[-1] for out, _ in outs] == [expected, expected]
