@@ -58,7 +58,23 @@ def main(argv: list[str]) -> int:
         has_budget = any(a.startswith("--minutes") for a in extra)
         cmd = [str(BIN / "mjxwalk-train"), *([] if has_budget else ["--minutes", "10"]), *extra]
     print("[quickstart] " + " ".join(cmd), flush=True)
-    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+    return run(cmd, env)
+
+
+def run(cmd: list[str], env: dict) -> int:
+    """Run `cmd` and return its exit code, leaving Ctrl-C to it: the terminal sends SIGINT to
+    both processes, and the command stops cleanly on its own (mjxwalk-train finishes its
+    iteration and checkpoints, pytest reports), where subprocess.run would kill it 0.25 s
+    after the parent's KeyboardInterrupt. SIGINT is ignored only after the start, so the
+    command does not inherit the ignoring."""
+    import signal
+
+    with subprocess.Popen(cmd, cwd=ROOT, env=env) as child:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return child.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":
