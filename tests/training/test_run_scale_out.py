@@ -51,6 +51,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _two_processes(code: str, timeout: float) -> list[str]:
+    """Run `code` as processes 0 and 1 (its argv[1]) at once; the last line each printed."""
+    env = dict(os.environ, XLA_FLAGS=" ".join(_xla_flags()))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(i)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
+    outs = [p.communicate(timeout=timeout) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+    return [out.strip().splitlines()[-1] for out, _ in outs]
+
+
 def test_two_processes_train_together(tmp_path):
     """jax.distributed on localhost: two processes, one CPU device each, one PPO run.
 
@@ -75,13 +86,7 @@ def test_two_processes_train_together(tmp_path):
               "fingerprint", repr(sum(float(np.sum(x * (i + 1))) for i, x in enumerate(leaves))))
         jax.distributed.shutdown()
     """)
-    env = dict(os.environ, XLA_FLAGS=" ".join(_xla_flags()))
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(i)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
-    outs = [p.communicate(timeout=900) for p in procs]
-    for p, (out, err) in zip(procs, outs):
-        assert p.returncode == 0, err[-3000:]
-    lines = [out.strip().splitlines()[-1].split() for out, _ in outs]
+    lines = [line.split() for line in _two_processes(code, timeout=900)]
     for line in lines:
         assert line[:4] == ["steps", str(smoke().num_timesteps), "processes", "2"], line
     assert lines[0][5] == lines[1][5], "the two processes ended with different parameters"
@@ -114,11 +119,5 @@ def test_processes_agree_on_stopping(tmp_path):
         import jax
         jax.distributed.shutdown()
     """)
-    env = dict(os.environ, XLA_FLAGS=" ".join(_xla_flags()))
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(i)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
-    outs = [p.communicate(timeout=300) for p in procs]
-    for p, (_, err) in zip(procs, outs):
-        assert p.returncode == 0, err[-3000:]
     expected = "agreed [(False, False), (False, True), (False, False), (True, False)]"
-    assert [out.strip().splitlines()[-1] for out, _ in outs] == [expected, expected]
+    assert _two_processes(code, timeout=300) == [expected, expected]
