@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -67,8 +68,6 @@ def run(cmd: list[str], env: dict) -> int:
     iteration and checkpoints, pytest reports), where subprocess.run would kill it 0.25 s
     after the parent's KeyboardInterrupt. SIGINT is ignored only after the start, so the
     command does not inherit the ignoring."""
-    import signal
-
     with subprocess.Popen(cmd, cwd=ROOT, env=env) as child:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:

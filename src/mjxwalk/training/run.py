@@ -414,26 +414,26 @@ def _check_symmetric(env) -> None:
                         "symmetric robot: train it with --no-symmetry-augmentation") from None
 
 
-def _all_processes_agree(flag: bool) -> bool:
-    """Process 0's `flag` on every process: clocks differ between hosts, and a process
-    that stops alone would leave the others waiting in their next collective."""
+def _every_process(*flags: bool) -> np.ndarray:
+    """Every process's `flags`, shaped (processes, len(flags)), the same on each: what one
+    process decides alone (its clock, a signal only it got) must not stop it alone, which
+    would leave the others waiting in their next collective."""
     if jax.process_count() == 1:
-        return flag
+        return np.array([flags], bool)
     from jax.experimental import multihost_utils
 
-    return bool(multihost_utils.broadcast_one_to_all(np.bool_(flag)))
+    return np.asarray(multihost_utils.process_allgather(np.array(flags, np.int32))).astype(bool)
+
+
+def _all_processes_agree(flag: bool) -> bool:
+    """Process 0's `flag`, on every process."""
+    return bool(_every_process(flag)[0, 0])
 
 
 def _stop_flags(over_budget: bool, signalled: bool) -> tuple[bool, bool]:
-    """(process 0's `over_budget`, whether any process was `signalled`), the same on every
-    process: clocks differ between hosts, a signal may reach only one of them, and a process
-    that stops alone would leave the others waiting in their next collective."""
-    if jax.process_count() == 1:
-        return over_budget, signalled
-    from jax.experimental import multihost_utils
-
-    mine = np.array([over_budget, signalled], np.int32)
-    flags = np.asarray(multihost_utils.process_allgather(mine))
+    """(process 0's `over_budget`, whether any process was `signalled`) on every process:
+    clocks differ between hosts, and a signal may reach only one of them."""
+    flags = _every_process(over_budget, signalled)
     return bool(flags[0, 0]), bool(flags[:, 1].any())
 
 
