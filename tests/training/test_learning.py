@@ -11,7 +11,8 @@ import jax
 # A small task: forward commands up to 0.3 m/s, no model randomization or pushes, 4 s
 # episodes. 600k steps with 8 passes per batch take 3-4 minutes on 2 CPU cores, compiling
 # included. At 300k steps and 4 passes (this test until 2026-12-07) the sampled policy's
-# return rose x1.34-1.73 over seeds, entropy costs and machines, around a x1.5 threshold.
+# return rose x1.34-1.73 over seeds, entropy costs and machines, around a x1.5 threshold
+# (benchmarks/results/learning_test_margin.json, made by benchmarks/learning_test_margin.py).
 CONFIG = TrainConfig(
     num_envs=128, num_timesteps=600_000, episode_length=200, unroll_length=20, batch_size=64,
     num_minibatches=4, num_updates_per_batch=8, policy_hidden=(64, 64), value_hidden=(128, 128),
