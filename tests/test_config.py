@@ -50,6 +50,7 @@ def test_unknown_field_suggests():
     ({"gait_phase_offset_span": -0.1}, r"gait_phase_offset_span must be in \[0, pi\] rad"),
     ({"gait_phase": False, "gait_phase_offset_span": 0.5}, "gait_phase_offset_span needs gait_phase"),
     ({"gait_frequency_span": 0.5, "gait_phase_offset_span": 0.5}, "two clock actions: set one"),
+    ({"kick_recovery_window": -0.5}, "kick_recovery_window must be >= 0 s"),
     ({"pushes": {"angular_velocity": -1.0}}, r"pushes.angular_velocity must be >= 0 rad/s"),
     ({"pushes": {"velocity": [0.5, 0.1]}}, r"pushes.velocity must be \(low, high\)"),
     ({"pushes": {"interval": [0.0, 2.0]}}, r"pushes.interval must be \(low, high\) s with 0 < low"),

@@ -301,6 +301,11 @@ class WalkConfig:
     """Seconds after a kick in which catch_step pays for touch-downs (two steps at 1.5 Hz)."""
     catch_step_sigma: float = 0.005
     """Width of the catch_step kernel, m² (7 cm from the target costs a factor e)."""
+    kick_recovery_window: float = 0.0
+    """Seconds after a kick in which the terms that shape the gait (`mjxwalk.envs.walk.RECOVERY_FREE_TERMS`:
+    feet_phase, feet_air_time, pose, stand_still) pay and cost nothing, so a recovery step
+    off the clock or out of the standing pose is not taught away; the critic is told how
+    much of the window is left. 0: off."""
     fall_height_fraction: float = 0.6
     """A fall: torso below this fraction of its standing height above the ground."""
     fall_tilt: float = 0.9
@@ -358,6 +363,7 @@ class WalkConfig:
             (self.swing_height >= 0, "swing_height must be >= 0"),
             (self.catch_step_window >= 0, "catch_step_window must be >= 0 s"),
             (self.catch_step_sigma > 0, "catch_step_sigma must be > 0"),
+            (self.kick_recovery_window >= 0, "kick_recovery_window must be >= 0 s"),
             (0 <= self.pushes.velocity[0] <= self.pushes.velocity[1],
              "pushes.velocity must be (low, high) m/s with 0 <= low <= high"),
             (0 < self.pushes.interval[0] <= self.pushes.interval[1],

@@ -276,6 +276,52 @@ def test_catch_step_pays_touch_downs_in_the_window_after_each_kick(kidbot):
     assert paid_out == 0
 
 
+def test_kick_recovery_window_frees_the_gait_terms_after_each_kick(kidbot):
+    """Kicks every 0.1 s and a 0.05 s window: in the three steps from each kick the gait
+    terms pay and cost nothing, in the two after it they do again; every other term is
+    untouched, and the critic sees the share of the window left."""
+    import dataclasses
+
+    from mjxwalk.config import Pushes, WalkConfig, without_randomization
+    from mjxwalk.envs.walk import RECOVERY_FREE_TERMS
+
+    base = dataclasses.replace(without_randomization(WalkConfig()),
+                               pushes=Pushes(True, (0.1, 0.1), (0.3, 0.5)))
+    plain = mjxwalk.make_env("walk", kidbot, config=base)
+    env = mjxwalk.make_env("walk", kidbot,
+                           config=dataclasses.replace(base, kick_recovery_window=0.05))
+    assert env.privileged_size == plain.privileged_size + 1
+    assert env.privileged_parts[-1] == ("recovery_left", 1)
+    assert env.mirror.privileged_state.size == env.privileged_size
+    actions = jax.random.uniform(jax.random.PRNGKey(6), (12, 18), minval=-0.5, maxval=0.5)
+
+    def rollout(e):
+        def body(state, a):
+            state = e.step(state, a)
+            return state, (state.metrics, state.info["walk"].since_push,
+                           state.obs["privileged_state"][-1], state.done)
+        return jax.jit(lambda: jax.lax.scan(body, e.reset(jax.random.PRNGKey(5)), actions)[1])()
+
+    # one env each: same robot, kicks and actions, so the two runs differ only in reward
+    freed, since, left, done = rollout(env)
+    kept, _, _, _ = rollout(plain)
+    assert not np.any(np.asarray(done))
+    since = np.asarray(since)
+    inside = since < 0.05 - 1e-6
+    assert inside.sum() >= 4 and (~inside).sum() >= 4
+    for name in RECOVERY_FREE_TERMS:
+        paid, unfreed = np.asarray(freed[f"reward/{name}"]), np.asarray(kept[f"reward/{name}"])
+        np.testing.assert_array_equal(paid[inside], 0.0)
+        np.testing.assert_allclose(paid[~inside], unfreed[~inside], rtol=1e-5, atol=1e-7)
+    # pose costs something at every step of random actions: the window really hid it
+    assert np.all(np.asarray(kept["reward/pose"])[inside] < 0)
+    for name in ("tracking_lin_vel", "action_rate", "termination", "alive"):
+        np.testing.assert_allclose(np.asarray(freed[f"reward/{name}"]),
+                                   np.asarray(kept[f"reward/{name}"]), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(left), np.clip(1.0 - since / 0.05, 0.0, 1.0),
+                               atol=1e-5)
+
+
 def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     """With `gait_frequency_span` the last action value moves the clock, and only the clock:
     each env's phase advances at gait_frequency + span x a, the joints see the rest, and a

@@ -89,7 +89,8 @@ class WalkEnv(brax_base.Env):
         """Left-right mirror maps of this env's observations and actions (for symmetry
         augmentation); raises `SpecError` naming the joint if the robot is not symmetric."""
         if self._mirror is None:
-            self._mirror = make_mirror(self.mj_model, self.robot, self.contract)
+            self._mirror = make_mirror(self.mj_model, self.robot, self.contract,
+                                       self.recovery_size)
         return self._mirror
 
     def _init_constants(self, mj_model: mujoco.MjModel) -> None:
@@ -130,7 +131,8 @@ class WalkEnv(brax_base.Env):
             torso_height=self._torso_height, weight=float(mj_model.body_subtreemass[1] * 9.81),
             torso_mass=float(mj_model.body_mass[idx.torso_body]),
             torque_limit=jnp.asarray(robot.array("torque_limit"), jnp.float32),
-            ground_height=self.ground_height)
+            ground_height=self.ground_height,
+            kick_recovery_window=self.config.kick_recovery_window)
         self._resample_steps = max(1, round(self.config.commands.resample_period / self.dt))
         self._no_load_speed = jnp.asarray(robot.array("velocity_limit"), jnp.float32)
         lat = self.config.latency
@@ -168,7 +170,12 @@ class WalkEnv(brax_base.Env):
     def privileged_parts(self) -> list[tuple[str, int]]:
         """(name, size) of each part of the privileged observation, in order."""
         return privileged_layout(self.robot.nu, self.contract.frame_size,
-                                 self.contract.clock_size)
+                                 self.contract.clock_size, self.recovery_size)
+
+    @property
+    def recovery_size(self) -> int:
+        """1 when the critic sees how much of the kick recovery window is left, else 0."""
+        return 1 if self.config.kick_recovery_window > 0 else 0
 
     @property
     def privileged_size(self) -> int:
@@ -346,6 +353,10 @@ class WalkEnv(brax_base.Env):
             "alive": rewards.alive(),
         }
         scaled = {name: value * getattr(cfg.rewards, name) for name, value in terms.items()}
+        if cfg.kick_recovery_window > 0:  # a Python branch: without it the step is as before
+            recovering = since_push < cfg.kick_recovery_window
+            for name in RECOVERY_FREE_TERMS:
+                scaled[name] = jnp.where(recovering, 0.0, scaled[name])
         reward = jnp.where(finite, sum(scaled.values()), 0.0)
 
         info = info.replace(
@@ -433,6 +444,9 @@ class WalkEnv(brax_base.Env):
 
 _TERMS = tuple(f.name for f in dataclasses.fields(RewardScales))
 _LONG_AGO = 1e6  # seconds since a push, before the first one
+RECOVERY_FREE_TERMS = ("feet_phase", "feet_air_time", "pose", "stand_still")
+"""Reward terms that shape the gait rather than keep the robot up: off for
+`WalkConfig.kick_recovery_window` seconds after each kick."""
 
 
 def catch_targets(com: jax.Array, com_velocity: jax.Array, torso_rot: jax.Array,

@@ -28,9 +28,10 @@ class Mirror:
     """Anything in joint order (positions, velocities, targets, the last joint action)."""
 
 
-def make_mirror(mj_model: mujoco.MjModel, robot: RobotSpec, contract: PolicyContract) -> Mirror:
+def make_mirror(mj_model: mujoco.MjModel, robot: RobotSpec, contract: PolicyContract,
+                recovery_size: int = 0) -> Mirror:
     """The mirror maps of a walk env; raises `SpecError` naming the joint if the robot is
-    not symmetric."""
+    not symmetric. `recovery_size`: see `privileged_layout`."""
     joints = symmetry.joint_mirror(mj_model, robot.joint_names, robot.mjcf_path)
     symmetry.check_default_pose(joints, robot.array("default"), robot.joint_names,
                                 robot.spec_path)
@@ -38,12 +39,13 @@ def make_mirror(mj_model: mujoco.MjModel, robot: RobotSpec, contract: PolicyCont
     # a clock rate or shift is the same mirrored: the mirrored gait is the other half-cycle
     action = symmetry.concat([joints, symmetry.identity(1)]) if contract.clock_size else joints
     return Mirror(frame=frame, state=symmetry.tile(frame, contract.history_length),
-                  privileged_state=privileged_mirror(frame, joints, contract.clock_size),
+                  privileged_state=privileged_mirror(frame, joints, contract.clock_size,
+                                                       recovery_size),
                   action=action, joints=joints)
 
 
 def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.SignedPermutation,
-                      clock_size: int = 0) -> symmetry.SignedPermutation:
+                      clock_size: int = 0, recovery_size: int = 0) -> symmetry.SignedPermutation:
     """Mirror map of the privileged observation, part by part of `privileged_layout`."""
     parts = {"frame": frame, "lin_vel": symmetry.signs(symmetry.POLAR),
              "ang_vel": symmetry.signs(symmetry.AXIAL), "mean_yaw_rate": symmetry.signs((-1.0,)),
@@ -51,6 +53,7 @@ def privileged_mirror(frame: symmetry.SignedPermutation, joints: symmetry.Signed
              "feet_force": symmetry.swap_pair(), "feet_air_time": symmetry.swap_pair(),
              "floor_friction": symmetry.identity(1), "payload": symmetry.identity(1),
              "delays": symmetry.identity(2), "joint_torque": joints,
-             "last_clock": symmetry.identity(clock_size)}
-    return symmetry.concat([parts[name] for name, _ in privileged_layout(joints.size, frame.size,
-                                                                          clock_size)])
+             "last_clock": symmetry.identity(clock_size),
+             "recovery_left": symmetry.identity(recovery_size)}
+    layout = privileged_layout(joints.size, frame.size, clock_size, recovery_size)
+    return symmetry.concat([parts[name] for name, _ in layout])

@@ -44,6 +44,9 @@ class Sensing:
     """Each joint's torque limit, N m (joint torques are relative to it)."""
     ground_height: Callable[[jax.Array], jax.Array]
     """Terrain height under a world xy point."""
+    kick_recovery_window: float = 0.0
+    """`WalkConfig.kick_recovery_window`: > 0 adds the share of it still left to the
+    privileged observation, since the reward depends on it."""
 
     def imu(self, model: mjx.Model, data: mjx.Data) -> dict[str, jax.Array]:
         """The IMU's gyro, accelerometer and orientation (to gravity), before the episode's
@@ -126,14 +129,23 @@ class Sensing:
             jnp.stack([self.action_latency(p), p.imu_delay.astype(jnp.float32)]),
             data.qfrc_actuator[idx.dof_adr] / self.torque_limit,
             info.last_clock,
+            self.recovery_left(info.since_push),
         ])
 
+    def recovery_left(self, since_push: jax.Array) -> jax.Array:
+        """Share of the kick recovery window still left, (1,), or (0,) without a window."""
+        if self.kick_recovery_window <= 0:
+            return jnp.zeros(0)
+        return jnp.clip(1.0 - since_push / self.kick_recovery_window, 0.0, 1.0)[None]
 
-def privileged_layout(nu: int, frame_size: int, clock_size: int = 0) -> list[tuple[str, int]]:
+
+def privileged_layout(nu: int, frame_size: int, clock_size: int = 0,
+                      recovery_size: int = 0) -> list[tuple[str, int]]:
     """Names and sizes of the privileged observation's parts, in order (for inspection).
     `clock_size` 1: the policy moves its gait clock, and the critic sees the clock value it
-    set last."""
+    set last. `recovery_size` 1: the critic sees the share of the kick recovery window left."""
     return [("frame", frame_size), ("lin_vel", 3), ("ang_vel", 3), ("mean_yaw_rate", 1),
             ("height", 1),
             ("feet_contact", 2), ("feet_force", 2), ("feet_air_time", 2), ("floor_friction", 1),
-            ("payload", 1), ("delays", 2), ("joint_torque", nu), ("last_clock", clock_size)]
+            ("payload", 1), ("delays", 2), ("joint_torque", nu), ("last_clock", clock_size),
+            ("recovery_left", recovery_size)]
