@@ -355,8 +355,8 @@ def test_a_clock_action_sets_the_gait_frequency(clock_env, clock_batched):
     np.testing.assert_allclose(np.asarray(walk.last_action), np.tile(joints, (n, 1)))
     np.testing.assert_allclose(np.asarray(walk.targets[:, 0]),
                                np.tile(np.asarray(walk.targets[0, 0]), (n, 1)), atol=1e-7)
-    # the critic sees the rate set last, as the last privileged value
-    assert env.privileged_parts[-1] == ("last_clock", 1)
+    # the critic sees the rate set last, as the last privileged value (no recovery window)
+    assert env.privileged_parts[-2:] == [("last_clock", 1), ("recovery_left", 0)]
     np.testing.assert_allclose(np.asarray(state.obs["privileged_state"][:, -1]),
                                np.clip(np.asarray(rates), -1, 1))
     # from rest, the first step's change is the whole action, the clock value included
