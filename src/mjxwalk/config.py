@@ -302,10 +302,10 @@ class WalkConfig:
     catch_step_sigma: float = 0.005
     """Width of the catch_step kernel, m² (7 cm from the target costs a factor e)."""
     kick_recovery_window: float = 0.0
-    """Seconds after a kick in which the terms that shape the gait (`mjxwalk.envs.walk.RECOVERY_FREE_TERMS`:
-    feet_phase, feet_air_time, pose, stand_still) pay and cost nothing, so a recovery step
-    off the clock or out of the standing pose is not taught away; the critic is told how
-    much of the window is left. 0: off."""
+    """Seconds after a kick in which the terms that shape the gait
+    (`mjxwalk.envs.walk.RECOVERY_FREE_TERMS`: feet_phase, feet_air_time, pose, stand_still)
+    pay and cost nothing, so a recovery step off the clock or out of the standing pose is
+    not taught away; the critic is told how much of the window is left. 0: off."""
     fall_height_fraction: float = 0.6
     """A fall: torso below this fraction of its standing height above the ground."""
     fall_tilt: float = 0.9
