@@ -79,6 +79,10 @@ class TrainConfig:
     """Multiplier on rewards inside the loss."""
     max_grad_norm: float = 1.0
     """Gradient clipping by global norm."""
+    clip_gradients_per_network: bool = False
+    """Clip the actor's and the critic's gradients each by its own global norm
+    (`max_grad_norm`) instead of both by one, so the critic's large gradients at long
+    discounts do not shrink the actor's step (`mjxwalk.training.optimizer`)."""
     normalize_observations: bool = True
     """Running mean/std normalization of observations."""
     symmetry_augmentation: bool = False

@@ -22,14 +22,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
-from brax.training import acting, gradients
+from brax.training import acting
 from brax.training.acme import running_statistics, specs
 from brax.training.agents.ppo import losses as ppo_losses
 from brax.training.agents.ppo import networks as ppo_networks
 from flax import struct
 
 from mjxwalk.training import augment, estimator
+from mjxwalk.training.optimizer import gradient_update, make_optimizer
 from mjxwalk.training.config import TrainConfig
 
 AXIS = "devices"
@@ -112,15 +112,6 @@ def _estimator_slices(config: TrainConfig, env) -> tuple[slice, ...]:
     return estimator.target_slices(env.unwrapped.privileged_parts, config.estimator_targets)
 
 
-def make_optimizer(config: TrainConfig, learning_rate: float | jax.Array | None = None
-                   ) -> optax.GradientTransformation:
-    """Clipped Adam at `learning_rate` (default: the config's). The rate may be a traced
-    value: it scales the update without any state of its own, so the optimizer state has
-    the same structure whatever the schedule (checkpoints stay interchangeable)."""
-    rate = config.learning_rate if learning_rate is None else learning_rate
-    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(rate))
-
-
 def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.Array
                ) -> TrainingState:
     rng, k_policy, k_value = jax.random.split(rng, 3)
@@ -151,8 +142,7 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         if config.estimator_targets:
             loss_fn = estimator.with_estimator_loss(loss_fn, estimator_net, slices,
                                                     config.estimator_loss_weight)
-        return gradients.gradient_update_fn(loss_fn, make_optimizer(config, learning_rate),
-                                            pmap_axis_name=axis, has_aux=True)
+        return gradient_update(loss_fn, make_optimizer(config, learning_rate), axis)
 
     # batch_size x num_minibatches unrolls over all devices, as in brax
     unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs

@@ -1,0 +1,67 @@
+"""The optimizer of the PPO update, and one minibatch's gradient step.
+
+The actor and critic are separate networks trained on one summed loss. Clipping the
+gradient of both by one global norm lets the critic, whose loss is in the hundreds at long
+discounts, set the clip factor of the actor too: the actor's step then shrinks in the
+minibatches where returns surprised the critic most, such as those holding falls.
+`clip_gradients_per_network` clips each by its own norm instead. Both clips are stateless,
+so the optimizer state, and with it a checkpoint, has the same structure either way.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from mjxwalk.training.config import TrainConfig
+
+
+def clip_each_by_global_norm(max_norm: float) -> optax.GradientTransformation:
+    """Like `optax.clip_by_global_norm`, applied separately to each top-level part of the
+    gradient tree (for PPO's parameters: the policy's and the value function's)."""
+
+    def clip(part):
+        norm = optax.tree.norm(part)
+        scale = max_norm / jnp.maximum(norm, max_norm)  # 1 up to max_norm
+        return jax.tree.map(lambda g: (g * scale).astype(g.dtype), part)
+
+    def update(updates, state, params=None):
+        del params
+        parts, treedef = jax.tree.flatten(updates, is_leaf=lambda x: x is not updates)
+        return jax.tree.unflatten(treedef, [clip(p) for p in parts]), state
+
+    return optax.GradientTransformation(lambda params: optax.EmptyState(), update)
+
+
+def make_optimizer(config: TrainConfig, learning_rate: float | jax.Array | None = None
+                   ) -> optax.GradientTransformation:
+    """Clipped Adam at `learning_rate` (default: the config's). The rate may be a traced
+    value: it scales the update without any state of its own, so the optimizer state has
+    the same structure whatever the schedule (checkpoints stay interchangeable)."""
+    rate = config.learning_rate if learning_rate is None else learning_rate
+    clip = (clip_each_by_global_norm if config.clip_gradients_per_network
+            else optax.clip_by_global_norm)
+    return optax.chain(clip(config.max_grad_norm), optax.adam(rate))
+
+
+def gradient_update(loss_fn: Callable, optimizer: optax.GradientTransformation,
+                    axis: str | None) -> Callable:
+    """(params, *loss args, optimizer_state) -> ((loss, metrics), params, optimizer_state):
+    one gradient step on `loss_fn` (which returns (loss, metrics)), with gradients averaged
+    over `axis` and the policy's and value function's gradient norms, before clipping,
+    added to the metrics (`policy_grad_norm`, `value_grad_norm`)."""
+    loss_and_grad = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def update(params, *args, optimizer_state):
+        (loss, metrics), grads = loss_and_grad(params, *args)
+        if axis is not None:
+            grads = jax.lax.pmean(grads, axis)
+        metrics = {**metrics, "policy_grad_norm": optax.tree.norm(grads.policy),
+                   "value_grad_norm": optax.tree.norm(grads.value)}
+        updates, optimizer_state = optimizer.update(grads, optimizer_state, params)
+        return (loss, metrics), optax.apply_updates(params, updates), optimizer_state
+
+    return update
