@@ -23,7 +23,8 @@ CURVE_EVERY = 500_000
 CURVE_KEYS = ("env_steps", "wall_s", "env_steps_per_s", "env/reward", "env/falls",
               "env/lin_vel_error", "env/yaw_rate_error", "loss/policy_dist_mean_std",
               "train/discounting", "loss/estimator_loss", "env/gait_frequency",
-              "env/gait_phase_offset", "env/gait_phase_offset_abs")
+              "env/gait_phase_offset", "env/gait_phase_offset_abs", "loss/v_loss",
+              "loss/policy_grad_norm", "loss/value_grad_norm")
 """What each point keeps of a metrics row, where it has it (the rest stays in the run's
 metrics.jsonl)."""
 

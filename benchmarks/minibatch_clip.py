@@ -1,0 +1,125 @@
+"""How one gradient clip over the actor and critic together weights the actor's minibatches:
+a run's checkpoint collects one training iteration's data (from the env states saved with
+it, as a resume would), and each minibatch's gradient at the checkpoint's parameters is
+measured, without any update.
+
+    python benchmarks/minibatch_clip.py runs/<name> [benchmarks/results/<prefix>] [iterations]
+
+Writes <prefix>_minibatch_clip.json: per minibatch the policy's and value function's
+gradient norms, the falls in it, and the factor one global clip (`max_grad_norm`) would
+scale the actor's gradient by; with their spread and the factor in the minibatches with the
+most falls against the fewest. Adam cancels a factor shared by every minibatch, so only its
+spread changes what the actor learns from which minibatch.
+"""
+
+import functools
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from brax.training import acting
+from brax.training.agents.ppo import losses as ppo_losses
+
+from mjxwalk import bench, results
+from mjxwalk.training import augment, checkpoint, ppo
+from mjxwalk.training.run import load_run
+from mjxwalk.wrappers import BatchedEnv
+
+
+def collect(config, batched, policy, env_state, key):
+    """One iteration's unrolls, laid out as the training step shuffles them."""
+    unrolls = config.batch_size * config.num_minibatches // config.num_envs
+
+    def step(carry, _):
+        env_state, key = carry
+        key, k = jax.random.split(key)
+        env_state, data = acting.generate_unroll(batched, env_state, policy, k,
+                                                 config.unroll_length,
+                                                 extra_fields=("truncation",))
+        return (env_state, key), data
+
+    (env_state, _), data = jax.lax.scan(step, (env_state, key), None, length=unrolls)
+    data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
+    return env_state, jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
+
+
+def minibatch_norms(config, networks, state, discounting, data, key):
+    """(policy norm, value norm, falls) of each minibatch of one shuffle of `data`."""
+    loss_fn = functools.partial(
+        ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
+        discounting=discounting, reward_scaling=config.reward_scaling,
+        gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
+        normalize_advantage=True)
+    grad_fn = jax.grad(lambda p, batch, k: loss_fn(p, state.normalizer_params, batch, k)[0])
+    k_perm, k_loss = jax.random.split(key)
+    batches = jax.tree.map(lambda x: jnp.reshape(jax.random.permutation(k_perm, x),
+                                                 (config.num_minibatches, -1) + x.shape[1:]),
+                           data)
+
+    def one(batch):
+        grads = grad_fn(state.params, batch, k_loss)
+        falls = jnp.sum((1.0 - batch.discount) * (1.0 - batch.extras["state_extras"]["truncation"]))
+        return optax.tree.norm(grads.policy), optax.tree.norm(grads.value), falls
+
+    return jax.lax.map(one, batches)
+
+
+def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
+    config, env, make_policy, step, state = load_run(run_dir)
+    batched = BatchedEnv(env, config.num_envs, episode_length=config.episode_length)
+    key = jax.random.PRNGKey(config.seed + 1)
+    env_state = batched.reset(jax.random.split(key, config.num_envs))
+    # saved per device, as the training step lays them out (one device here)
+    saved, why_not = checkpoint.restore_envs(
+        checkpoint.manager(run_dir / "checkpoints", 3), step,
+        jax.tree.map(lambda x: x[None], env_state))
+    if saved is None:
+        print(f"starting from fresh episodes: {why_not}", file=sys.stderr)
+    else:
+        env_state = jax.tree.map(lambda x: x[0], saved)
+    networks = ppo.make_networks(config, env)
+    policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
+    discounting = ppo.discounting_at(ppo.schedule(config), jnp.asarray(step))
+    mirror = batched.unwrapped.mirror if config.symmetry_augmentation else None
+    gather = jax.jit(functools.partial(collect, config, batched, policy))
+    measure = jax.jit(functools.partial(minibatch_norms, config, networks, state))
+
+    rows = []
+    for i in range(iterations):
+        key, k_collect, k_measure = jax.random.split(key, 3)
+        env_state, data = gather(env_state, k_collect)
+        if mirror is not None:
+            data = augment.augment(data, mirror)
+        rows += [dict(zip(("policy_grad_norm", "value_grad_norm", "falls"), map(float, r)))
+                 for r in zip(*measure(discounting, data, k_measure))]
+    policy_norm, value_norm, falls = (np.array([r[k] for r in rows]) for k in
+                                      ("policy_grad_norm", "value_grad_norm", "falls"))
+    factor = np.minimum(1.0, config.max_grad_norm / np.hypot(policy_norm, value_norm))
+    weight = factor / np.sqrt(np.mean(factor ** 2))  # what Adam leaves of the factor
+    most, fewest = falls >= np.quantile(falls, 0.75), falls <= np.quantile(falls, 0.25)
+    out = {"run": str(run_dir), "checkpoint_env_steps": step, "iterations": iterations,
+           "discounting": float(discounting), "max_grad_norm": config.max_grad_norm,
+           "minibatches": len(rows),
+           "summary": {
+               "policy_grad_norm_median": float(np.median(policy_norm)),
+               "value_grad_norm_median": float(np.median(value_norm)),
+               "global_clip_factor_median": float(np.median(factor)),
+               "actor_weight_range_5_95": np.quantile(weight, [0.05, 0.95]).tolist(),
+               "actor_weight_coefficient_of_variation": float(np.std(factor) / np.mean(factor)),
+               "falls_per_minibatch_mean": float(np.mean(falls)),
+               "corr_falls_value_grad_norm": float(np.corrcoef(falls, value_norm)[0, 1]),
+               "corr_falls_actor_weight": float(np.corrcoef(falls, weight)[0, 1]),
+               "actor_weight_most_falls_quarter": float(np.mean(weight[most])),
+               "actor_weight_fewest_falls_quarter": float(np.mean(weight[fewest]))},
+           "per_minibatch": rows, "versions": bench.versions()}
+    results.write(f"{prefix}_minibatch_clip.json", out)
+    for k, v in out["summary"].items():
+        print(f"{k}: {np.round(v, 3).tolist()}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2] if len(sys.argv) > 2 else "benchmarks/results/walk_cpu"),
+         int(sys.argv[3]) if len(sys.argv) > 3 else 4)
