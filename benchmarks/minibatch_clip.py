@@ -21,7 +21,6 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from brax.training import acting
-from brax.training.agents.ppo import losses as ppo_losses
 
 from mjxwalk import bench, results
 from mjxwalk.training import augment, checkpoint, ppo
@@ -46,25 +45,29 @@ def collect(config, batched, policy, env_state, key):
     return env_state, jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
 
 
-def minibatch_norms(config, networks, state, discounting, data, key):
-    """(policy norm, value norm, falls) of each minibatch of one shuffle of `data`."""
-    loss_fn = functools.partial(
-        ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
-        discounting=discounting, reward_scaling=config.reward_scaling,
-        gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
-        normalize_advantage=True)
+def minibatch_norms(config, batched, networks, state, discounting, data, key):
+    """(policy norm, value norm, falls) of each minibatch of one shuffle of `data`, by the
+    loss training takes (with the estimator's, if the run has one)."""
+    loss_fn = ppo.make_loss(config, batched, networks, discounting)
     grad_fn = jax.grad(lambda p, batch, k: loss_fn(p, state.normalizer_params, batch, k)[0])
     k_perm, k_loss = jax.random.split(key)
     batches = jax.tree.map(lambda x: jnp.reshape(jax.random.permutation(k_perm, x),
                                                  (config.num_minibatches, -1) + x.shape[1:]),
                            data)
 
-    def one(batch):
-        grads = grad_fn(state.params, batch, k_loss)
-        falls = jnp.sum((1.0 - batch.discount) * (1.0 - batch.extras["state_extras"]["truncation"]))
+    def one(args):
+        batch, k = args
+        grads = grad_fn(state.params, batch, k)
+        truncated = batch.extras["state_extras"]["truncation"]
+        falls = jnp.sum((1.0 - batch.discount) * (1.0 - truncated))
         return optax.tree.norm(grads.policy), optax.tree.norm(grads.value), falls
 
-    return jax.lax.map(one, batches)
+    return jax.lax.map(one, (batches, jax.random.split(k_loss, config.num_minibatches)))
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Pearson's r, or None where either is constant (r is undefined there)."""
+    return None if np.std(a) == 0 or np.std(b) == 0 else float(np.corrcoef(a, b)[0, 1])
 
 
 def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
@@ -85,7 +88,7 @@ def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
     discounting = ppo.discounting_at(ppo.schedule(config), jnp.asarray(step))
     mirror = batched.unwrapped.mirror if config.symmetry_augmentation else None
     gather = jax.jit(functools.partial(collect, config, batched, policy))
-    measure = jax.jit(functools.partial(minibatch_norms, config, networks, state))
+    measure = jax.jit(functools.partial(minibatch_norms, config, batched, networks, state))
 
     rows = []
     for i in range(iterations):
@@ -99,7 +102,10 @@ def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
                                       ("policy_grad_norm", "value_grad_norm", "falls"))
     factor = np.minimum(1.0, config.max_grad_norm / np.hypot(policy_norm, value_norm))
     weight = factor / np.sqrt(np.mean(factor ** 2))  # what Adam leaves of the factor
-    most, fewest = falls >= np.quantile(falls, 0.75), falls <= np.quantile(falls, 0.25)
+    # quarters by rank, so tied fall counts cannot put a minibatch in both
+    order = np.argsort(falls, kind="stable")
+    quarter = len(order) // 4
+    fewest, most = order[:quarter], order[-quarter:]
     out = {"run": str(run_dir), "checkpoint_env_steps": step, "iterations": iterations,
            "discounting": float(discounting), "max_grad_norm": config.max_grad_norm,
            "minibatches": len(rows),
@@ -110,14 +116,14 @@ def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
                "actor_weight_range_5_95": np.quantile(weight, [0.05, 0.95]).tolist(),
                "actor_weight_coefficient_of_variation": float(np.std(factor) / np.mean(factor)),
                "falls_per_minibatch_mean": float(np.mean(falls)),
-               "corr_falls_value_grad_norm": float(np.corrcoef(falls, value_norm)[0, 1]),
-               "corr_falls_actor_weight": float(np.corrcoef(falls, weight)[0, 1]),
+               "corr_falls_value_grad_norm": _corr(falls, value_norm),
+               "corr_falls_actor_weight": _corr(falls, weight),
                "actor_weight_most_falls_quarter": float(np.mean(weight[most])),
                "actor_weight_fewest_falls_quarter": float(np.mean(weight[fewest]))},
            "per_minibatch": rows, "versions": bench.versions()}
     results.write(f"{prefix}_minibatch_clip.json", out)
     for k, v in out["summary"].items():
-        print(f"{k}: {np.round(v, 3).tolist()}")
+        print(f"{k}: {v if v is None else np.round(v, 3).tolist()}")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ def test_gpu_preset_is_big():
 @pytest.mark.parametrize("changes,message", [
     ({"num_envs": 0}, "num_envs must be >= 1"),
     ({"learning_rate": 0.0}, "learning_rate"),
+    ({"max_grad_norm": 0.0}, "max_grad_norm must be > 0"),
     ({"discounting": 1.5}, "discounting"),
     ({"minutes": -1.0}, "minutes"),
     ({"discounting_switch_steps": 100}, "discounting_final is not"),

@@ -80,9 +80,11 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     """Gradient clipping by global norm."""
     clip_gradients_per_network: bool = False
-    """Clip the actor's and the critic's gradients each by its own global norm
-    (`max_grad_norm`) instead of both by one, so the critic's large gradients at long
-    discounts do not shrink the actor's step (`mjxwalk.training.optimizer`)."""
+    """Clip the actor's (with its estimator, if any) and the critic's gradients each by its
+    own global norm (`max_grad_norm`) instead of both by one, so the critic's large
+    gradients do not set the actor's clip factor (`mjxwalk.training.optimizer`). Adam
+    cancels a factor every minibatch shares; only its spread between minibatches changes
+    what the actor learns."""
     normalize_observations: bool = True
     """Running mean/std normalization of observations."""
     symmetry_augmentation: bool = False
@@ -134,6 +136,8 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.learning_rate <= 0:
             raise ConfigError("learning_rate must be > 0")
+        if self.max_grad_norm <= 0:
+            raise ConfigError(f"max_grad_norm must be > 0, got {self.max_grad_norm}")
         if not 0 < self.discounting <= 1:
             raise ConfigError("discounting must be in (0, 1]")
         if self.discounting_final is None and self.discounting_switch_steps:

@@ -20,8 +20,9 @@ from mjxwalk.training.config import TrainConfig
 
 
 def clip_each_by_global_norm(max_norm: float) -> optax.GradientTransformation:
-    """Like `optax.clip_by_global_norm`, applied separately to each top-level part of the
-    gradient tree (for PPO's parameters: the policy's and the value function's)."""
+    """Like `optax.clip_by_global_norm`, applied separately to each child of the gradient
+    tree's root (for PPO's parameters: the policy's and the value function's); everything
+    below a child counts toward that child's norm."""
 
     def clip(part):
         norm = optax.tree.norm(part)
@@ -42,17 +43,24 @@ def make_optimizer(config: TrainConfig, learning_rate: float | jax.Array | None 
     value: it scales the update without any state of its own, so the optimizer state has
     the same structure whatever the schedule (checkpoints stay interchangeable)."""
     rate = config.learning_rate if learning_rate is None else learning_rate
+    return optax.chain(make_clip(config), optax.adam(rate))
+
+
+def make_clip(config: TrainConfig) -> optax.GradientTransformation:
+    """The config's gradient clip: per network or over both together."""
     clip = (clip_each_by_global_norm if config.clip_gradients_per_network
             else optax.clip_by_global_norm)
-    return optax.chain(clip(config.max_grad_norm), optax.adam(rate))
+    return clip(config.max_grad_norm)
 
 
 def gradient_update(loss_fn: Callable, optimizer: optax.GradientTransformation,
                     axis: str | None) -> Callable:
     """(params, *loss args, optimizer_state) -> ((loss, metrics), params, optimizer_state):
-    one gradient step on `loss_fn` (which returns (loss, metrics)), with gradients averaged
-    over `axis` and the policy's and value function's gradient norms, before clipping,
-    added to the metrics (`policy_grad_norm`, `value_grad_norm`)."""
+    one gradient step on `loss_fn` (which returns (loss, metrics)) with the gradients
+    averaged over `axis`, as brax's `gradient_update_fn` takes it. `params` must have
+    `policy` and `value` parts (brax's `PPONetworkParams`): the norms of their averaged
+    gradients, before clipping, join the metrics as `policy_grad_norm` and
+    `value_grad_norm`."""
     loss_and_grad = jax.value_and_grad(loss_fn, has_aux=True)
 
     def update(params, *args, optimizer_state):

@@ -29,8 +29,8 @@ from brax.training.agents.ppo import networks as ppo_networks
 from flax import struct
 
 from mjxwalk.training import augment, estimator
-from mjxwalk.training.optimizer import gradient_update, make_optimizer
 from mjxwalk.training.config import TrainConfig
+from mjxwalk.training.optimizer import gradient_update, make_optimizer
 
 AXIS = "devices"
 """pmap axis name shared by gradients and normalizer statistics."""
@@ -123,26 +123,31 @@ def init_state(config: TrainConfig, networks, observation_size: dict, rng: jax.A
                          env_steps=jnp.zeros((), jnp.int32), rng=rng)
 
 
+def make_loss(config: TrainConfig, env, networks, discounting: float | jax.Array):
+    """brax's PPO loss at `discounting`, plus the estimator's regression loss when the
+    config has estimator targets: (params, normalizer_params, data, rng) -> (loss, metrics)."""
+    loss_fn = functools.partial(
+        ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
+        discounting=discounting, reward_scaling=config.reward_scaling,
+        gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
+        normalize_advantage=True)
+    if not config.estimator_targets:
+        return loss_fn
+    slices = _estimator_slices(config, env)
+    estimator_net = estimator.make_estimator(estimator.estimate_size(slices),
+                                             config.estimator_hidden, normalizer_fn(config))
+    return estimator.with_estimator_loss(loss_fn, estimator_net, slices,
+                                         config.estimator_loss_weight)
+
+
 def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axis: str | None):
     """(TrainingState, env_state, Schedule) -> (TrainingState, env_state, metrics), one
     device's work."""
     make_policy = ppo_networks.make_inference_fn(networks)
 
-    if config.estimator_targets:
-        slices = _estimator_slices(config, env)
-        estimator_net = estimator.make_estimator(estimator.estimate_size(slices),
-                                                 config.estimator_hidden, normalizer_fn(config))
-
     def make_update(discounting, learning_rate):
-        loss_fn = functools.partial(
-            ppo_losses.compute_ppo_loss, ppo_network=networks, entropy_cost=config.entropy_cost,
-            discounting=discounting, reward_scaling=config.reward_scaling,
-            gae_lambda=config.gae_lambda, clipping_epsilon=config.clipping_epsilon,
-            normalize_advantage=True)
-        if config.estimator_targets:
-            loss_fn = estimator.with_estimator_loss(loss_fn, estimator_net, slices,
-                                                    config.estimator_loss_weight)
-        return gradient_update(loss_fn, make_optimizer(config, learning_rate), axis)
+        return gradient_update(make_loss(config, env, networks, discounting),
+                               make_optimizer(config, learning_rate), axis)
 
     # batch_size x num_minibatches unrolls over all devices, as in brax
     unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
