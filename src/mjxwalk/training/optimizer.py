@@ -1,11 +1,13 @@
 """The optimizer of the PPO update, and one minibatch's gradient step.
 
 The actor and critic are separate networks trained on one summed loss. Clipping the
-gradient of both by one global norm lets the critic, whose loss is in the hundreds at long
-discounts, set the clip factor of the actor too: the actor's step then shrinks in the
-minibatches where returns surprised the critic most, such as those holding falls.
-`clip_gradients_per_network` clips each by its own norm instead. Both clips are stateless,
-so the optimizer state, and with it a checkpoint, has the same structure either way.
+gradient of both by one global norm lets the critic, whose gradient is a hundred to a
+thousand times the actor's, set the clip factor of the actor too. Adam cancels a steady
+factor, but not a sudden drop: when the critic's gradient jumps at a discount switch, the
+actor's steps shrink until Adam's running mean square forgets the old scale, millions of
+env steps (benchmarks/adam_step_scale.py). `clip_gradients_per_network` clips each by its
+own norm instead. Both clips are stateless, so the optimizer state, and with it a
+checkpoint, has the same structure either way.
 """
 
 from __future__ import annotations
