@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mjxwalk import bench, results  # noqa: E402
+from mjxwalk.training.run import saved_config  # noqa: E402
 
 BETA1, BETA2 = 0.9, 0.999
 """Adam's decays (optax's defaults, which the trainer uses)."""
@@ -46,27 +47,26 @@ def step_scale(factors: np.ndarray) -> np.ndarray:
 
 
 def main(run_dir: Path, prefix: Path) -> None:
-    config = json.loads((run_dir / "config.json").read_text())["train"]
+    config = saved_config(run_dir)
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     rows = [r for r in rows if "loss/value_grad_norm" in r]
     if not rows:
         raise SystemExit(f"{run_dir}/metrics.jsonl has no gradient norms: the run predates "
                          "their logging")
-    updates = config["num_minibatches"] * config["num_updates_per_batch"]
-    max_norm = config["max_grad_norm"]
+    updates = config.num_minibatches * config.num_updates_per_batch
+    max_norm = config.max_grad_norm
     steps = np.array([r["env_steps"] for r in rows], float)
     policy = np.array([r["loss/policy_grad_norm"] for r in rows])
     value = np.array([r["loss/value_grad_norm"] for r in rows])
     clips = {"global": np.minimum(1.0, max_norm / np.hypot(policy, value)),
              "per_network": np.minimum(1.0, max_norm / policy)}
     # rows are logged every `log_every` iterations: each stands for the updates since the last
-    per_iteration = config["batch_size"] * config["num_minibatches"] * config["unroll_length"]
-    per_row = np.diff(np.concatenate([[0.0], steps])) / per_iteration * updates
+    per_row = np.diff(np.concatenate([[0.0], steps])) / config.env_steps_per_iteration * updates
     repeats = np.maximum(1, np.round(per_row)).astype(int)
     scale = {k: step_scale(np.repeat(f, repeats))[np.cumsum(repeats) - 1]
              for k, f in clips.items()}
 
-    switch = config.get("discounting_switch_steps") or 0
+    switch = config.discounting_switch_steps
     after = steps >= switch
     out = {"run": str(run_dir), "updates_per_iteration": updates, "max_grad_norm": max_norm,
            "discounting_switch_steps": switch, "adam_decays": [BETA1, BETA2],
