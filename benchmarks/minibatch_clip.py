@@ -20,29 +20,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from brax.training import acting
 
 from mjxwalk import bench, results
 from mjxwalk.training import augment, checkpoint, ppo
 from mjxwalk.training.run import load_run
 from mjxwalk.wrappers import BatchedEnv
-
-
-def collect(config, batched, policy, env_state, key):
-    """One iteration's unrolls, laid out as the training step shuffles them."""
-    unrolls = config.batch_size * config.num_minibatches // config.num_envs
-
-    def step(carry, _):
-        env_state, key = carry
-        key, k = jax.random.split(key)
-        env_state, data = acting.generate_unroll(batched, env_state, policy, k,
-                                                 config.unroll_length,
-                                                 extra_fields=("truncation",))
-        return (env_state, key), data
-
-    (env_state, _), data = jax.lax.scan(step, (env_state, key), None, length=unrolls)
-    data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
-    return env_state, jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
 
 
 def minibatch_norms(config, batched, networks, state, discounting, data, key):
@@ -51,9 +33,7 @@ def minibatch_norms(config, batched, networks, state, discounting, data, key):
     loss_fn = ppo.make_loss(config, batched, networks, discounting)
     grad_fn = jax.grad(lambda p, batch, k: loss_fn(p, state.normalizer_params, batch, k)[0])
     k_perm, k_loss = jax.random.split(key)
-    batches = jax.tree.map(lambda x: jnp.reshape(jax.random.permutation(k_perm, x),
-                                                 (config.num_minibatches, -1) + x.shape[1:]),
-                           data)
+    batches = ppo.minibatches(data, k_perm, config.num_minibatches)
 
     def one(args):
         batch, k = args
@@ -87,7 +67,9 @@ def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
     policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
     discounting = ppo.discounting_at(ppo.schedule(config), jnp.asarray(step))
     mirror = batched.unwrapped.mirror if config.symmetry_augmentation else None
-    gather = jax.jit(functools.partial(collect, config, batched, policy))
+    unrolls = config.batch_size * config.num_minibatches // config.num_envs
+    gather = jax.jit(lambda env_state, k: ppo.collect_unrolls(
+        batched, env_state, policy, k, unrolls, config.unroll_length, ("truncation",)))
     measure = jax.jit(functools.partial(minibatch_norms, config, batched, networks, state))
 
     rows = []

@@ -141,3 +141,51 @@ def test_runs_that_differ_only_in_their_schedule_share_one_compiled_iteration():
 
     assert program(scheduled) == program(base)
     assert program(dataclasses.replace(base, policy_hidden=(16,))) != program(base)
+
+
+class _CountingEnv:
+    """Each env's observation is (its index, steps taken): the collected layout is readable."""
+
+    def step(self, state: State, action):
+        obs = state.obs.at[:, 1].add(1.0)
+        return state.replace(obs=obs, reward=obs[:, 1], info={"truncation": obs[:, 0] * 0})
+
+
+def _counting_state(envs: int) -> State:
+    obs = jnp.stack([jnp.arange(envs, dtype=jnp.float32), jnp.zeros(envs)], axis=1)
+    zeros = jnp.zeros(envs)
+    return State(pipeline_state=None, obs=obs, reward=zeros, done=zeros, metrics={},
+                 info={"truncation": zeros})
+
+
+def test_collected_rows_are_one_env_each_in_time_order():
+    """The loss computes returns along each row, so a row must be one env's consecutive
+    steps: 3 unrolls of 4 steps from 5 envs give 15 rows, row u * 5 + e being env e's
+    steps 4u .. 4u + 3, and the env state continues after the last of them."""
+    envs, unrolls, length = 5, 3, 4
+    policy = lambda obs, key: (jnp.zeros((obs.shape[0], 1)), {})
+    env_state, data = ppo.collect_unrolls(_CountingEnv(), _counting_state(envs), policy,
+                                          jax.random.PRNGKey(0), unrolls, length,
+                                          ("truncation",))
+    assert data.observation.shape == (unrolls * envs, length, 2)
+    assert data.extras["state_extras"]["truncation"].shape == (unrolls * envs, length)
+    for u in range(unrolls):
+        for e in range(envs):
+            row = data.observation[u * envs + e]
+            assert jnp.all(row[:, 0] == e)
+            assert jnp.array_equal(row[:, 1], jnp.arange(u * length, (u + 1) * length))
+    assert jnp.all(env_state.obs[:, 1] == unrolls * length)
+
+
+def test_minibatches_hold_every_row_once_in_a_key_given_order():
+    """An epoch sees every row exactly once, the same rows in every field of a transition,
+    and another key gives another order (else every epoch would repeat one split)."""
+    rows = jnp.arange(24)
+    data = {"a": rows, "b": jnp.stack([rows, -rows], axis=1)}
+    batches = ppo.minibatches(data, jax.random.PRNGKey(0), 4)
+    assert batches["a"].shape == (4, 6) and batches["b"].shape == (4, 6, 2)
+    assert sorted(batches["a"].ravel().tolist()) == list(range(24))
+    assert jnp.array_equal(batches["b"][..., 0], batches["a"])
+    assert jnp.array_equal(batches["b"][..., 1], -batches["a"])
+    other = ppo.minibatches(data, jax.random.PRNGKey(1), 4)
+    assert not jnp.array_equal(other["a"], batches["a"])

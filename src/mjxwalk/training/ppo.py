@@ -164,33 +164,19 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         opt_state, params, key = carry
         key, k_perm, k_grad = jax.random.split(key, 3)
 
-        def shuffle(x):
-            x = jax.random.permutation(k_perm, x)
-            return jnp.reshape(x, (config.num_minibatches, -1) + x.shape[1:])
-
         (opt_state, params, _), metrics = jax.lax.scan(
             functools.partial(minibatch_step, normalizer_params=normalizer_params,
                               update=update),
-            (opt_state, params, k_grad), jax.tree.map(shuffle, data))
+            (opt_state, params, k_grad), minibatches(data, k_perm, config.num_minibatches))
         return (opt_state, params, key), metrics
 
     def iteration(state: TrainingState, env_state, schedule: Schedule):
         rng, k_unroll, k_sgd = jax.random.split(state.rng, 3)
         policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
 
-        def collect(carry, _):
-            env_state, key = carry
-            key, k = jax.random.split(key)
-            env_state, data = acting.generate_unroll(env, env_state, policy, k,
-                                                     config.unroll_length,
-                                                     extra_fields=("truncation", "step_metrics"))
-            return (env_state, key), data
-
-        (env_state, _), data = jax.lax.scan(collect, (env_state, k_unroll), None,
-                                            length=unrolls_per_env)
-        # (unrolls, unroll_length, envs, ...) -> (unrolls * envs, unroll_length, ...)
-        data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
-        data = jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
+        env_state, data = collect_unrolls(env, env_state, policy, k_unroll, unrolls_per_env,
+                                          config.unroll_length,
+                                          ("truncation", "step_metrics"))
         step_metrics = data.extras["state_extras"].pop("step_metrics")
         metrics = {"env/reward": jnp.mean(data.reward), "env/done": jnp.mean(1.0 - data.discount)}
         if mirror is not None:  # every minibatch then holds twice the unrolls
@@ -220,6 +206,34 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         return new_state, env_state, metrics
 
     return iteration
+
+
+def collect_unrolls(env, env_state, policy, key: jax.Array, unrolls: int, unroll_length: int,
+                    extra_fields: tuple[str, ...]):
+    """`unrolls` consecutive unrolls of `unroll_length` steps from every env of `env_state`:
+    (env_state, data) with data laid out (unrolls * envs, unroll_length, ...), each row one
+    env's unroll, as the loss takes them."""
+    def step(carry, _):
+        env_state, key = carry
+        key, k = jax.random.split(key)
+        env_state, data = acting.generate_unroll(env, env_state, policy, k, unroll_length,
+                                                 extra_fields=extra_fields)
+        return (env_state, key), data
+
+    (env_state, _), data = jax.lax.scan(step, (env_state, key), None, length=unrolls)
+    # (unrolls, unroll_length, envs, ...) -> (unrolls * envs, unroll_length, ...)
+    data = jax.tree.map(lambda x: jnp.swapaxes(x, 1, 2), data)
+    return env_state, jax.tree.map(lambda x: jnp.reshape(x, (-1,) + x.shape[2:]), data)
+
+
+def minibatches(data, key: jax.Array, num_minibatches: int):
+    """`data`'s rows shuffled by `key` and split into `num_minibatches` equal minibatches
+    along a new leading axis (one epoch's order)."""
+    def shuffle(x):
+        x = jax.random.permutation(key, x)
+        return jnp.reshape(x, (num_minibatches, -1) + x.shape[1:])
+
+    return jax.tree.map(shuffle, data)
 
 
 def discounting_at(schedule: Schedule, env_steps: jax.Array) -> jax.Array:
