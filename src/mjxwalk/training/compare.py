@@ -29,6 +29,16 @@ def paired_fall_test(fallen_a, fallen_b) -> dict:
     return {"both": len(a & b), "only_a": only_a, "only_b": only_b, "p_value": p}
 
 
+def _evaluated_alike(a: dict, b: dict, keys: tuple[str, ...]) -> None:
+    """Raise ValueError naming the first of `keys` on which two files of one kind differ, or
+    the scenarios only one of them has."""
+    for key in keys:
+        if a[key] != b[key]:
+            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
+                             "alike")
+    _same_scenarios(a["scenarios"], b["scenarios"])
+
+
 def _same_scenarios(a: dict, b: dict) -> None:
     """Raise ValueError naming the scenarios only one of two files' scenario dicts has."""
     if a.keys() != b.keys():
@@ -86,11 +96,7 @@ def compare_push_files(a: dict, b: dict) -> dict:
             raise ValueError(f"file {name} has kick columns {f['kick_columns']}, without "
                              f"{missing}")
         columns[name] = tuple(f["kick_columns"].index(c) for c in PAIRING_COLUMNS)
-    for key in ("episodes", "seconds", "fall_window_s"):
-        if a[key] != b[key]:
-            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
-                             "alike")
-    _same_scenarios(a["scenarios"], b["scenarios"])
+    _evaluated_alike(a, b, ("episodes", "seconds", "fall_window_s"))
     out = {}
     for name, sa in a["scenarios"].items():
         ka, kb = ({(k[episode], k[step]): k[fell] for k in s["kicks"]}
@@ -108,11 +114,7 @@ def compare_fall_cause_files(a: dict, b: dict) -> dict:
     JSON as dicts), with both runs' shares of episodes with a fall. Raises ValueError for
     files that cannot be paired: different scenarios, episode counts or durations, or a file
     written before `episodes_fallen` was recorded."""
-    for key in ("episodes", "seconds"):
-        if a[key] != b[key]:
-            raise ValueError(f"different {key} ({a[key]} and {b[key]}): pair files evaluated "
-                             "alike")
-    _same_scenarios(a["scenarios"], b["scenarios"])
+    _evaluated_alike(a, b, ("episodes", "seconds"))
     out = {}
     for name, sa in a["scenarios"].items():
         sb = b["scenarios"][name]
