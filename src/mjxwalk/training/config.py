@@ -86,7 +86,9 @@ class TrainConfig:
     cancels a steady factor, but the critic's gradient jumps 30-50-fold at a discount
     switch, and one clip then shrinks the actor's steps for millions of steps. The 0.995
     kidbot walk config with it walked faster (0.27 m/s for 0.3 against 0.22-0.24) and fell
-    no less (benchmarks/results/walk_cpu_0995_clip_each.json); the presets keep one clip."""
+    no less (benchmarks/results/walk_cpu_0995_clip_each.json); at 0.998 it fell in 10% of the
+    forward episodes against 18% with one clip, and walked 0.18 m/s
+    (walk_cpu_0998_clip_each.json). The presets keep one clip."""
     normalize_observations: bool = True
     """Running mean/std normalization of observations."""
     symmetry_augmentation: bool = False
