@@ -67,9 +67,9 @@ def main(run_dir: Path, prefix: Path, iterations: int = 4) -> None:
     policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
     discounting = ppo.discounting_at(ppo.schedule(config), jnp.asarray(step))
     mirror = batched.unwrapped.mirror if config.symmetry_augmentation else None
-    unrolls = config.batch_size * config.num_minibatches // config.num_envs
     gather = jax.jit(lambda env_state, k: ppo.collect_unrolls(
-        batched, env_state, policy, k, unrolls, config.unroll_length, ("truncation",)))
+        batched, env_state, policy, k, config.unrolls_per_env, config.unroll_length,
+        ("truncation",)))
     measure = jax.jit(functools.partial(minibatch_norms, config, batched, networks, state))
 
     rows = []

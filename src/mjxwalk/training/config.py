@@ -131,6 +131,12 @@ class TrainConfig:
     def env_steps_per_iteration(self) -> int:
         return self.batch_size * self.num_minibatches * self.unroll_length
 
+    @property
+    def unrolls_per_env(self) -> int:
+        """Unrolls each env collects per iteration: `batch_size` x `num_minibatches` over all
+        devices, as in brax (`validate` checks that it divides)."""
+        return self.batch_size * self.num_minibatches // self.num_envs
+
     def validate(self, device_count: int = 1) -> None:
         """Raise ConfigError for any value that cannot work, before compiling anything."""
         positive = ("num_envs", "num_timesteps", "episode_length", "unroll_length", "batch_size",
@@ -184,7 +190,7 @@ class TrainConfig:
             raise ConfigError(f"batch_size x num_minibatches = {rollout} must be a multiple of "
                               f"num_envs ({self.num_envs}), so every env unrolls the same number "
                               "of times per update")
-        per_device = (rollout // self.num_envs) * (self.num_envs // device_count)
+        per_device = self.unrolls_per_env * (self.num_envs // device_count)
         if per_device % self.num_minibatches:
             raise ConfigError(f"the {per_device} unrolls each device collects do not split into "
                               f"{self.num_minibatches} minibatches")

@@ -149,8 +149,6 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         return gradient_update(make_loss(config, env, networks, discounting),
                                make_optimizer(config, learning_rate), axis)
 
-    # batch_size x num_minibatches unrolls over all devices, as in brax
-    unrolls_per_env = config.batch_size * config.num_minibatches // config.num_envs
     mirror = env.unwrapped.mirror if config.symmetry_augmentation else None
 
     def minibatch_step(carry, batch, normalizer_params, update):
@@ -174,7 +172,7 @@ def make_iteration(config: TrainConfig, env, networks, envs_per_device: int, axi
         rng, k_unroll, k_sgd = jax.random.split(state.rng, 3)
         policy = make_policy((state.normalizer_params, state.params.policy, state.params.value))
 
-        env_state, data = collect_unrolls(env, env_state, policy, k_unroll, unrolls_per_env,
+        env_state, data = collect_unrolls(env, env_state, policy, k_unroll, config.unrolls_per_env,
                                           config.unroll_length,
                                           ("truncation", "step_metrics"))
         step_metrics = data.extras["state_extras"].pop("step_metrics")
